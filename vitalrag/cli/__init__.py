@@ -1,0 +1,41 @@
+"""The ``vitalrag`` command line. Data goes to stdout; progress and logs to stderr."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import click
+
+from vitalrag import __version__
+from vitalrag.errors import VitalRAGError
+
+
+class VitalGroup(click.Group):
+    """Turns every ``VitalRAGError`` into one clear line on stderr and exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except VitalRAGError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=VitalGroup)
+@click.version_option(__version__, prog_name="vitalrag")
+@click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
+def main(verbose: int) -> None:
+    """VitalRAG: index repositories into a code graph and build bounded contexts
+    for coding agents."""
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    from rich.logging import RichHandler
+
+    from vitalrag.cli.output import stderr_console
+
+    logging.basicConfig(level=level, format="%(message)s",
+                        handlers=[RichHandler(console=stderr_console(), show_path=False)])
+
+
+from vitalrag.cli import index_commands  # noqa: E402  (registers commands on ``main``)
+
+index_commands.register(main)

@@ -1,0 +1,181 @@
+"""``index``, ``objects``, ``edges``, ``show``, ``stats``: build and read the code graph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from vitalrag.cli.output import emit_json, progress_bar, stderr_console
+from vitalrag.errors import ObjectNotFound
+from vitalrag.graph.store import DEFAULT_STORE, GraphStore, open_store
+from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
+from vitalrag.model import EDGE_KINDS, NODE_KINDS
+
+store_option = click.option(
+    "--store", "store_location", envvar="VITALRAG_STORE", default=DEFAULT_STORE, show_default=True,
+    help="Index folder, or a neo4j:// / bolt:// URI.",
+)
+
+
+def _open(location: str, *, create: bool = False) -> GraphStore:
+    return open_store(location, create=create)
+
+
+@click.command()
+@click.argument("path", type=click.Path(file_okay=True, dir_okay=True, path_type=str))
+@store_option
+@click.option("--name", help="Repository name in the store (default: the folder name).")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_BYTES, show_default=True,
+              help="Skip source files larger than this.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Parser processes (default: up to 2).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def index(path: str, store_location: str, name: str | None, max_bytes: int, workers: int | None,
+          as_json: bool) -> None:
+    """Index the repository at PATH into the code graph.
+
+    Files, objects and edges by kind, unresolved references and every skipped or
+    partly parsed file (with its reason) are summarised at the end.
+    """
+    from vitalrag.ingest import index_repository
+
+    store = _open(store_location, create=True)
+    try:
+        with progress_bar() as progress:
+            report = index_repository(path, store, name=name, max_bytes=max_bytes, workers=workers,
+                                      progress=progress)
+    finally:
+        store.close()
+    if as_json:
+        emit_json(report.to_json())
+        return
+    _print_report(report.to_json(), store_location)
+
+
+def _print_report(data: dict[str, Any], location: str) -> None:
+    from rich.table import Table
+
+    console = stderr_console()
+    click.echo(f"indexed {data['repo']}: {data['files']} files, {data['loc']} lines "
+               f"in {data['seconds']:.2f}s into {location}")
+    table = Table("kind", "count", title="objects", title_justify="left")
+    for kind, n in data["objects"].items():
+        table.add_row(kind, str(n))
+    console.print(table)
+    table = Table("kind", "count", title="edges", title_justify="left")
+    for kind, n in data["edges"].items():
+        table.add_row(kind, str(n))
+    console.print(table)
+    click.echo(f"unresolved references: {data['unresolved']}  (external: {data['external']})")
+    if data["skipped"]:
+        click.echo(f"skipped or partly parsed: {len(data['skipped'])}")
+        for s in data["skipped"]:
+            click.echo(f"  {s['path']}: {s['reason']}")
+
+
+@click.command()
+@store_option
+@click.option("--kind", type=click.Choice(NODE_KINDS), help="Only objects of this kind.")
+@click.option("--path", help="Only objects in this repo-relative file.")
+@click.option("--repo", help="Only objects of this repository.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (a list of objects).")
+def objects(store_location: str, kind: str | None, path: str | None, repo: str | None,
+            as_json: bool) -> None:
+    """List code objects."""
+    store = _open(store_location)
+    rows = [
+        {"id": o.id, "kind": o.kind, "name": o.name, "qualname": o.qualname, "path": o.path,
+         "start_line": o.start_line, "end_line": o.end_line}
+        for o in store.find_objects(kind=kind, path=path, repo=repo)
+    ]
+    if as_json:
+        emit_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['kind']:<10} {r['id']}  [{r['start_line']}-{r['end_line']}]")
+
+
+@click.command()
+@store_option
+@click.option("--kind", type=click.Choice(EDGE_KINDS), help="Only edges of this kind.")
+@click.option("--repo", help="Only edges of this repository.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (a list of edges).")
+def edges(store_location: str, kind: str | None, repo: str | None, as_json: bool) -> None:
+    """List edges between code objects."""
+    store = _open(store_location)
+    rows = [{"source": e.source, "target": e.target, "kind": e.kind}
+            for e in store.find_edges(kind=kind, repo=repo)]
+    if as_json:
+        emit_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['source']} -{r['kind']}-> {r['target']}")
+
+
+def object_source(store: GraphStore, obj_id: str) -> tuple[Any, str]:
+    """An object and its source lines (empty for repositories and modules)."""
+    found = store.get_objects([obj_id])
+    if obj_id not in found:
+        raise ObjectNotFound(f"no object with id {obj_id!r} in {store.location}")
+    obj = found[obj_id]
+    text = ""
+    if obj.start_line and not obj.path.endswith("/"):
+        from vitalrag.model import file_id
+
+        src = store.source(file_id(obj.repo, obj.path)) or ""
+        text = "\n".join(src.splitlines()[obj.start_line - 1:obj.end_line])
+    return obj, text
+
+
+@click.command()
+@click.argument("object_id")
+@store_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def show(object_id: str, store_location: str, as_json: bool) -> None:
+    """Show one object: its properties, source lines and edges."""
+    store = _open(store_location)
+    obj, text = object_source(store, object_id)
+    edge_rows = [e.to_dict() for e in store.edges_of([object_id])]
+    if as_json:
+        emit_json({"object": obj.to_dict(), "source": text, "edges": edge_rows})
+        return
+    click.echo(f"{obj.kind} {obj.id}")
+    click.echo(f"  {obj.path}:{obj.start_line}-{obj.end_line}  ({obj.language})")
+    if obj.signature:
+        click.echo(f"  signature: {obj.signature}")
+    if obj.docstring:
+        click.echo(f"  docstring: {obj.docstring.splitlines()[0]}")
+    if text:
+        click.echo("")
+        for i, line in enumerate(text.splitlines(), obj.start_line):
+            click.echo(f"{i:>6}  {line}")
+    click.echo("")
+    for e in edge_rows:
+        arrow = f"-{e['kind']}-> {e['target']}" if e["source"] == object_id else f"<-{e['kind']}- {e['source']}"
+        click.echo(f"  {arrow}")
+
+
+@click.command()
+@store_option
+@click.option("--repo", help="Only this repository.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def stats(store_location: str, repo: str | None, as_json: bool) -> None:
+    """Counts of objects and edges by kind, per repository."""
+    store = _open(store_location)
+    repos = [repo] if repo else store.repositories()
+    data = {r: store.counts(r) for r in repos}
+    if as_json:
+        emit_json(data)
+        return
+    for r, c in data.items():
+        meta = store.get_meta(r)
+        click.echo(f"{r}  ({meta.get('root', '?')})")
+        click.echo("  objects: " + ", ".join(f"{k}={v}" for k, v in c["objects"].items()))
+        click.echo("  edges:   " + ", ".join(f"{k}={v}" for k, v in c["edges"].items()))
+        click.echo(f"  unresolved: {c['unresolved']}")
+
+
+def register(group: click.Group) -> None:
+    for cmd in (index, objects, edges, show, stats):
+        group.add_command(cmd)

@@ -1,0 +1,1 @@
+"""Evaluation: corpora, RepoBench-style tasks, metrics, tables and plots."""

@@ -1,0 +1,158 @@
+"""Fetch real repositories into a cache: PyPI sdists and Maven sources jars.
+
+Specs::
+
+    pypi:requests==2.32.3              the sdist, via ``pip download --no-binary :all:``
+    maven:org.jsoup:jsoup:1.18.1       the ``-sources.jar`` from Maven Central
+    /some/local/path                   used as it is
+
+Each fetched archive is unpacked once under ``$VITALRAG_CACHE/corpora`` (default
+``~/.cache/vitalrag/corpora``) beside a ``manifest.json`` recording its sha256,
+and later fetches reuse it. Third-party code is never committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from vitalrag.errors import InputError, VitalRAGError
+
+log = logging.getLogger(__name__)
+
+MAVEN_CENTRAL = os.environ.get("VITALRAG_MAVEN_URL", "https://repo1.maven.org/maven2")
+
+
+class FetchError(VitalRAGError):
+    """A corpus could not be downloaded or unpacked."""
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    spec: str
+    name: str  # repository name used in the index
+    path: Path  # the unpacked source root
+    sha256: str
+
+
+def cache_root() -> Path:
+    base = os.environ.get("VITALRAG_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vitalrag")
+    return Path(base) / "corpora"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _safe_extract(archive: Path, dest: Path) -> None:
+    """Unpack without letting a member escape ``dest``."""
+    dest_resolved = dest.resolve()
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as zf:
+            for member in zf.namelist():
+                if not (dest / member).resolve().is_relative_to(dest_resolved):
+                    raise FetchError(f"{archive.name}: member {member!r} escapes the archive")
+            zf.extractall(dest)
+        return
+    with tarfile.open(archive) as tf:
+        tf.extractall(dest, filter="data")
+
+
+def fetch(spec: str, cache: Path | None = None) -> Corpus:
+    """Make the source of ``spec`` available locally and return where it is."""
+    if spec.startswith("pypi:"):
+        return _fetch_pypi(spec, cache or cache_root())
+    if spec.startswith("maven:"):
+        return _fetch_maven(spec, cache or cache_root())
+    path = Path(spec).expanduser()
+    if not path.is_dir():
+        raise InputError(f"corpus {spec!r}: not a folder, nor a pypi:NAME==VERSION or maven:G:A:V spec")
+    return Corpus(spec=spec, name=path.resolve().name, path=path.resolve(), sha256="")
+
+
+def _cached(dest: Path, spec: str) -> Corpus | None:
+    manifest = dest / "manifest.json"
+    if manifest.is_file():
+        data = json.loads(manifest.read_text())
+        return Corpus(spec=spec, name=data["name"], path=dest / data["root"], sha256=data["sha256"])
+    return None
+
+
+def _finish(dest: Path, spec: str, name: str, archive: Path) -> Corpus:
+    digest = _sha256(archive)
+    tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=dest.parent))
+    try:
+        _safe_extract(archive, tmp / "src")
+        entries = [p for p in (tmp / "src").iterdir()]
+        # sdists unpack to one NAME-VERSION folder; jars unpack flat
+        root = entries[0].relative_to(tmp) if len(entries) == 1 and entries[0].is_dir() else Path("src")
+        (tmp / "manifest.json").write_text(json.dumps(
+            {"spec": spec, "name": name, "root": str(root), "sha256": digest, "archive": archive.name},
+            indent=2))
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    corpus = _cached(dest, spec)
+    assert corpus is not None
+    return corpus
+
+
+def _fetch_pypi(spec: str, cache: Path) -> Corpus:
+    req = spec[len("pypi:"):]
+    if "==" not in req:
+        raise InputError(f"corpus {spec!r}: pin a version, e.g. pypi:requests==2.32.3")
+    name, version = req.split("==", 1)
+    dest = cache / "pypi" / f"{name}-{version}"
+    hit = _cached(dest, spec)
+    if hit:
+        return hit
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest.parent) as tmpdir:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
+               "-q", "-d", tmpdir, f"{name}=={version}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        files = list(Path(tmpdir).iterdir())
+        if proc.returncode != 0 or not files:
+            raise FetchError(f"cannot download {spec}: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}")
+        return _finish(dest, spec, name, files[0])
+
+
+def _fetch_maven(spec: str, cache: Path) -> Corpus:
+    parts = spec[len("maven:"):].split(":")
+    if len(parts) != 3 or not all(parts):
+        raise InputError(f"corpus {spec!r}: expected maven:GROUP:ARTIFACT:VERSION")
+    group, artifact, version = parts
+    dest = cache / "maven" / f"{group}.{artifact}-{version}"
+    hit = _cached(dest, spec)
+    if hit:
+        return hit
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    url = f"{MAVEN_CENTRAL}/{group.replace('.', '/')}/{artifact}/{version}/{artifact}-{version}-sources.jar"
+    with tempfile.TemporaryDirectory(dir=dest.parent) as tmpdir:
+        archive = Path(tmpdir) / f"{artifact}-{version}-sources.jar"
+        try:
+            with urllib.request.urlopen(url, timeout=120) as resp, archive.open("wb") as out:
+                shutil.copyfileobj(resp, out)
+        except (urllib.error.URLError, OSError) as exc:
+            raise FetchError(f"cannot download {spec} from {url}: {exc}") from exc
+        return _finish(dest, spec, artifact, archive)

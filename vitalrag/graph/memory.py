@@ -1,0 +1,273 @@
+"""The embedded default store: a networkx graph persisted to one JSON file.
+
+Layout of the index folder::
+
+    .vitalrag/graph.json    {"schema_version", "objects", "edges", "unresolved", "sources", "meta"}
+
+``save`` writes a temporary file in the same folder, fsyncs it and renames it
+over the old one, so a crash mid-save leaves the previous index intact and a
+reader always sees a whole snapshot. JSON rather than pickle: loading never
+runs code, and the file can be read by other tools.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
+from vitalrag.graph.store import Direction, sorted_export
+from vitalrag.model import (
+    DEFINITION_KINDS,
+    SCHEMA_VERSION,
+    CodeObject,
+    Edge,
+    NodeId,
+    UnresolvedRef,
+)
+
+log = logging.getLogger(__name__)
+
+GRAPH_FILE = "graph.json"
+
+
+class MemoryStore:
+    """networkx ``MultiDiGraph`` keyed by node id, edge key = edge kind."""
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+        self.location = str(self.folder)
+        self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
+        self._by_file: dict[tuple[str, str], set[NodeId]] = defaultdict(set)
+        self._unresolved: dict[NodeId, dict[tuple[str, str, str, int], UnresolvedRef]] = defaultdict(dict)
+        self._sources: dict[NodeId, str] = {}
+        self._meta: dict[str, dict[str, Any]] = {}
+
+    # -- opening / saving -----------------------------------------------------
+    @classmethod
+    def open(cls, folder: str | os.PathLike[str], *, create: bool = True) -> MemoryStore:
+        store = cls(folder)
+        path = store.folder / GRAPH_FILE
+        if path.exists():
+            store._load(path)
+        elif not create:
+            raise StoreNotFound(f"no index at {store.folder} (run `vitalrag index PATH --store {store.folder}` first)")
+        elif store.folder.exists() and not store.folder.is_dir():
+            raise StoreError(f"store path {store.folder} exists and is not a folder")
+        return store
+
+    def _load(self, path: Path) -> None:
+        try:
+            with path.open("rb") as fh:
+                data = json.load(fh)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
+        if not isinstance(data, dict) or "schema_version" not in data:
+            raise StoreCorrupt(f"cannot read index {path}: not a VitalRAG index file")
+        version = data["schema_version"]
+        if version != SCHEMA_VERSION:
+            raise SchemaMismatch(
+                f"index {path} has schema version {version}, this VitalRAG reads version "
+                f"{SCHEMA_VERSION}; re-index into a new --store"
+            )
+        try:
+            self.upsert_objects([CodeObject.from_dict(o) for o in data["objects"]])
+            self.upsert_edges([Edge.from_dict(e) for e in data["edges"]])
+            self.upsert_unresolved([UnresolvedRef.from_dict(u) for u in data["unresolved"]])
+            self._sources = dict(data["sources"])
+            self._meta = dict(data["meta"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StoreCorrupt(f"cannot read index {path}: malformed content ({exc!r})") from exc
+
+    def save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "schema_version": SCHEMA_VERSION,
+            "objects": [d for _, d in self.graph.nodes(data="obj")],
+            "edges": [
+                {"source": s, "target": t, "kind": k, "lines": list(lines)}
+                for s, t, k, lines in self.graph.edges(keys=True, data="lines")
+            ],
+            "unresolved": [u.to_dict() for refs in self._unresolved.values() for u in refs.values()],
+            "sources": self._sources,
+            "meta": self._meta,
+        }
+        fd, tmp = tempfile.mkstemp(prefix=".graph-", suffix=".tmp", dir=self.folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(payload, fh, separators=(",", ":"))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.folder / GRAPH_FILE)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        log.debug("saved %d nodes to %s", self.graph.number_of_nodes(), self.folder)
+
+    def close(self) -> None:
+        pass
+
+    # -- writes ---------------------------------------------------------------
+    def upsert_objects(self, objects: Sequence[CodeObject]) -> None:
+        for obj in objects:
+            if obj.id in self.graph:
+                old = self._object(obj.id)
+                self._by_file[(old.repo, old.path)].discard(obj.id)
+            self.graph.add_node(obj.id, obj=obj.to_dict())
+            self._by_file[(obj.repo, obj.path)].add(obj.id)
+
+    def upsert_edges(self, edges: Sequence[Edge]) -> None:
+        for e in edges:
+            for end in (e.source, e.target):
+                if end not in self.graph:
+                    raise StoreError(f"edge {e.kind} {e.source} -> {e.target}: no node {end}")
+            self.graph.add_edge(e.source, e.target, key=e.kind, lines=tuple(e.lines))
+
+    def upsert_unresolved(self, refs: Sequence[UnresolvedRef]) -> None:
+        for u in refs:
+            self._unresolved[u.source][u.key] = u
+
+    def put_sources(self, sources: Mapping[NodeId, str]) -> None:
+        self._sources.update(sources)
+
+    def set_meta(self, repo: str, meta: Mapping[str, Any]) -> None:
+        self._meta[repo] = dict(meta)
+
+    def delete_files(self, repo: str, paths: Sequence[str]) -> None:
+        for path in paths:
+            ids = self._by_file.pop((repo, path), set())
+            self.graph.remove_nodes_from(ids)
+            for node in ids:
+                self._unresolved.pop(node, None)
+                self._sources.pop(node, None)
+
+    def delete_repository(self, repo: str) -> None:
+        for key in [k for k in self._by_file if k[0] == repo]:
+            self.delete_files(repo, [key[1]])
+        self._meta.pop(repo, None)
+
+    # -- reads ----------------------------------------------------------------
+    def _object(self, node: NodeId) -> CodeObject:
+        return CodeObject.from_dict(self.graph.nodes[node]["obj"])
+
+    def get_objects(self, ids: Iterable[NodeId]) -> dict[NodeId, CodeObject]:
+        return {i: self._object(i) for i in ids if i in self.graph}
+
+    def find_objects(self, *, repo: str | None = None, kind: str | None = None,
+                     path: str | None = None, name: str | None = None) -> list[CodeObject]:
+        if path is not None:
+            keys = [k for k in self._by_file if k[1] == path and (repo is None or k[0] == repo)]
+            candidates: Iterable[NodeId] = (i for k in keys for i in self._by_file[k])
+        else:
+            candidates = self.graph.nodes
+        out = []
+        for node in candidates:
+            d = self.graph.nodes[node]["obj"]
+            if ((repo is None or d["repo"] == repo) and (kind is None or d["kind"] == kind)
+                    and (name is None or d["name"] == name)):
+                out.append(CodeObject.from_dict(d))
+        return sorted(out, key=lambda o: o.id)
+
+    def _edge(self, s: NodeId, t: NodeId, k: str, lines: tuple[int, ...]) -> Edge:
+        return Edge(s, t, k, tuple(lines))
+
+    def find_edges(self, *, repo: str | None = None, kind: str | None = None,
+                   source: NodeId | None = None, target: NodeId | None = None) -> list[Edge]:
+        if source is not None:
+            it = self.graph.out_edges(source, keys=True, data="lines") if source in self.graph else []
+        elif target is not None:
+            it = self.graph.in_edges(target, keys=True, data="lines") if target in self.graph else []
+        else:
+            it = self.graph.edges(keys=True, data="lines")
+        out = []
+        for s, t, k, lines in it:
+            if kind is not None and k != kind:
+                continue
+            if target is not None and t != target:
+                continue
+            if repo is not None and self.graph.nodes[s]["obj"]["repo"] != repo:
+                continue
+            out.append(self._edge(s, t, k, lines))
+        return sorted(out, key=lambda e: e.key)
+
+    def edges_of(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+                 direction: Direction = "both") -> list[Edge]:
+        wanted = set(kinds) if kinds else None
+        found: dict[tuple[str, str, str], Edge] = {}
+        for node in ids:
+            if node not in self.graph:
+                continue
+            its = []
+            if direction in ("out", "both"):
+                its.append(self.graph.out_edges(node, keys=True, data="lines"))
+            if direction in ("in", "both"):
+                its.append(self.graph.in_edges(node, keys=True, data="lines"))
+            for it in its:
+                for s, t, k, lines in it:
+                    if wanted is None or k in wanted:
+                        found[(s, t, k)] = self._edge(s, t, k, lines)
+        return [found[k] for k in sorted(found)]
+
+    def neighbors(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+                  direction: Direction = "both", depth: int = 1) -> dict[NodeId, int]:
+        start = [i for i in ids if i in self.graph]
+        seen: dict[NodeId, int] = {i: 0 for i in start}
+        frontier = start
+        for hop in range(1, depth + 1):
+            nxt = []
+            for e in self.edges_of(frontier, kinds=kinds, direction=direction):
+                for other in (e.source, e.target):
+                    if other not in seen:
+                        seen[other] = hop
+                        nxt.append(other)
+            frontier = nxt
+        return {n: h for n, h in sorted(seen.items()) if h > 0}
+
+    def same_file(self, ids: Iterable[NodeId]) -> dict[NodeId, list[NodeId]]:
+        out: dict[NodeId, list[NodeId]] = {}
+        for node in ids:
+            if node not in self.graph:
+                continue
+            d = self.graph.nodes[node]["obj"]
+            peers = self._by_file.get((d["repo"], d["path"]), set())
+            out[node] = sorted(p for p in peers if p != node
+                               and self.graph.nodes[p]["obj"]["kind"] in DEFINITION_KINDS)
+        return out
+
+    def unresolved(self, repo: str | None = None) -> list[UnresolvedRef]:
+        refs = [u for node, us in self._unresolved.items() for u in us.values()
+                if repo is None or (node in self.graph and self.graph.nodes[node]["obj"]["repo"] == repo)]
+        return sorted(refs, key=lambda u: u.key)
+
+    def source(self, file_node: NodeId) -> str | None:
+        return self._sources.get(file_node)
+
+    def get_meta(self, repo: str) -> dict[str, Any]:
+        return dict(self._meta.get(repo, {}))
+
+    def repositories(self) -> list[str]:
+        return sorted(n for n, d in self.graph.nodes(data="obj") if d["kind"] == "repository")
+
+    def counts(self, repo: str | None = None) -> dict[str, Any]:
+        objects: dict[str, int] = defaultdict(int)
+        for _, d in self.graph.nodes(data="obj"):
+            if repo is None or d["repo"] == repo:
+                objects[d["kind"]] += 1
+        edges: dict[str, int] = defaultdict(int)
+        for s, _, k in self.graph.edges(keys=True):
+            if repo is None or self.graph.nodes[s]["obj"]["repo"] == repo:
+                edges[k] += 1
+        return {"objects": dict(sorted(objects.items())), "edges": dict(sorted(edges.items())),
+                "unresolved": len(self.unresolved(repo))}
+
+    def export(self, repo: str | None = None) -> dict[str, Any]:
+        objs = self.find_objects(repo=repo)
+        return sorted_export(objs, self.find_edges(repo=repo), self.unresolved(repo))

@@ -1,0 +1,135 @@
+"""The ``GraphStore`` protocol every store implements, and ``open_store``.
+
+Stores are batch-first: writes take sequences, reads take sequences of ids.
+Both implementations must give the same answers; ``tests/graph`` runs one
+behavioural suite against each.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef
+
+Direction = Literal["out", "in", "both"]
+
+DEFAULT_STORE = ".vitalrag"
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Where the code graph lives. ``location`` is a folder or a server URI."""
+
+    location: str
+
+    # -- writes ---------------------------------------------------------------
+    def upsert_objects(self, objects: Sequence[CodeObject]) -> None:
+        """Insert or replace objects by id."""
+
+    def upsert_edges(self, edges: Sequence[Edge]) -> None:
+        """Insert or replace edges by (source, target, kind)."""
+
+    def upsert_unresolved(self, refs: Sequence[UnresolvedRef]) -> None:
+        """Insert or replace unresolved references by (source, kind, name, line)."""
+
+    def put_sources(self, sources: Mapping[NodeId, str]) -> None:
+        """Store the text of files, keyed by file node id."""
+
+    def set_meta(self, repo: str, meta: Mapping[str, Any]) -> None:
+        """Replace the metadata of one repository (root, index time, options)."""
+
+    def delete_files(self, repo: str, paths: Sequence[str]) -> None:
+        """Remove the file nodes, every object in them, their edges in both
+        directions, their unresolved references and their sources."""
+
+    def delete_repository(self, repo: str) -> None:
+        """Remove everything of one repository."""
+
+    def save(self) -> None:
+        """Make every write so far durable (atomic for file stores)."""
+
+    def close(self) -> None: ...
+
+    # -- reads ----------------------------------------------------------------
+    def get_objects(self, ids: Iterable[NodeId]) -> dict[NodeId, CodeObject]:
+        """The objects among ``ids`` that exist; missing ids are left out."""
+
+    def find_objects(
+        self,
+        *,
+        repo: str | None = None,
+        kind: str | None = None,
+        path: str | None = None,
+        name: str | None = None,
+    ) -> list[CodeObject]:
+        """Objects matching every given filter, sorted by id."""
+
+    def find_edges(
+        self,
+        *,
+        repo: str | None = None,
+        kind: str | None = None,
+        source: NodeId | None = None,
+        target: NodeId | None = None,
+    ) -> list[Edge]:
+        """Edges matching every given filter, sorted by (source, target, kind).
+        ``repo`` keeps edges whose source belongs to that repository."""
+
+    def edges_of(
+        self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+        direction: Direction = "both",
+    ) -> list[Edge]:
+        """Edges touching any of ``ids``, sorted."""
+
+    def neighbors(
+        self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+        direction: Direction = "both", depth: int = 1,
+    ) -> dict[NodeId, int]:
+        """Objects within ``depth`` hops of ``ids`` (excluding them) -> hop count."""
+
+    def same_file(self, ids: Iterable[NodeId]) -> dict[NodeId, list[NodeId]]:
+        """For each id, the other definitions in its file, sorted."""
+
+    def unresolved(self, repo: str | None = None) -> list[UnresolvedRef]: ...
+
+    def source(self, file_node: NodeId) -> str | None: ...
+
+    def get_meta(self, repo: str) -> dict[str, Any]: ...
+
+    def repositories(self) -> list[str]: ...
+
+    def counts(self, repo: str | None = None) -> dict[str, Any]:
+        """``{"objects": {kind: n}, "edges": {kind: n}, "unresolved": n}``"""
+
+    def export(self, repo: str | None = None) -> dict[str, Any]:
+        """Sorted nodes (with every property), edges and unresolved references:
+        two stores holding the same graph export equal values."""
+
+
+def is_server_uri(location: str) -> bool:
+    return location.split("://", 1)[0] in {"neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc"}
+
+
+def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True) -> GraphStore:
+    """Open a store: a ``neo4j://`` / ``bolt://`` URI, or an index folder
+    (default ``$VITALRAG_STORE`` or ``.vitalrag`` in the current directory)."""
+    loc = os.fspath(location) if location is not None else os.environ.get("VITALRAG_STORE", DEFAULT_STORE)
+    if is_server_uri(loc):
+        from vitalrag.graph.neo4j import Neo4jStore
+
+        return Neo4jStore.from_uri(loc)
+    from vitalrag.graph.memory import MemoryStore
+
+    return MemoryStore.open(loc, create=create)
+
+
+def sorted_export(objects: Iterable[CodeObject], edges: Iterable[Edge],
+                  unresolved: Iterable[UnresolvedRef]) -> dict[str, Any]:
+    """The canonical export form shared by every store."""
+    return {
+        "nodes": [o.to_dict() for o in sorted(objects, key=lambda o: o.id)],
+        "edges": [e.to_dict() for e in sorted(edges, key=lambda e: e.key)],
+        "unresolved": [u.to_dict() for u in sorted(unresolved, key=lambda u: u.key)],
+    }

@@ -1,0 +1,88 @@
+"""What extraction hands to resolution: per-file facts and raw references.
+
+Extraction runs per file (in worker processes), sees one file and knows nothing
+of the others. Resolution runs once per repository and language, sees every
+file's facts, and turns raw references into edges or ``UnresolvedRef``s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef
+
+RefKind = str  # "import" | "call" | "inherit" | "reference"
+
+
+@dataclass(slots=True)
+class RawRef:
+    """A name written in the source that may point at another object.
+
+    ``source`` is the innermost enclosing object (or the file for module-level
+    code); ``name`` is the text as written (``helper``, ``self.run``,
+    ``mod.Cls``); ``data`` carries language-specific details (import aliases,
+    argument count, declared receiver type).
+    """
+
+    kind: RefKind
+    source: NodeId
+    name: str
+    line: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """Everything extraction learnt from one file."""
+
+    path: str
+    language: str
+    file: CodeObject
+    objects: list[CodeObject] = field(default_factory=list)
+    #: object id -> id of its container (the file or an enclosing definition)
+    parents: dict[NodeId, NodeId] = field(default_factory=dict)
+    refs: list[RawRef] = field(default_factory=list)
+    #: dotted namespace this file belongs to (Python module, Java/Go package, C# namespace)
+    namespace: str = ""
+    #: repo-relative folder that is a package (a ``module`` node), if any
+    package_dir: str | None = None
+    #: dotted package name for ``package_dir``
+    package_name: str = ""
+    #: human-readable problems found while parsing (syntax errors recovered)
+    problems: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+
+
+@dataclass(slots=True)
+class Resolution:
+    edges: list[Edge] = field(default_factory=list)
+    unresolved: list[UnresolvedRef] = field(default_factory=list)
+    #: references to code outside the repository (standard library, dependencies)
+    external: int = 0
+
+
+Extractor = Callable[[str, str, str], FileFacts]
+Resolver = Callable[[str, list[FileFacts]], Resolution]
+
+
+def content_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
+def dedupe_ids(objects: list[CodeObject]) -> list[CodeObject]:
+    """Give a second definition of one id a ``#2`` suffix (third ``#3``...), in order."""
+    seen: dict[str, int] = {}
+    out = []
+    for o in objects:
+        n = seen.get(o.id, 0) + 1
+        seen[o.id] = n
+        if n > 1:
+            from dataclasses import replace
+
+            o = replace(o, id=f"{o.id}#{n}", qualname=f"{o.qualname}#{n}")
+        out.append(o)
+    return out

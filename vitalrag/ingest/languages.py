@@ -1,0 +1,66 @@
+"""Which language a file is in, and its tree-sitter parser and tag query.
+
+Grammars come from the per-language PyPI wheels (``tree-sitter-python`` and
+friends). Tag queries live beside this module as ``queries/<lang>-tags.scm``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from importlib import resources
+
+from tree_sitter import Language, Parser, Query
+
+#: extension -> language name
+EXTENSIONS: dict[str, str] = {
+    ".py": "python",
+    ".java": "java",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".cs": "csharp",
+}
+
+#: language -> (module, function returning the grammar pointer)
+_GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "csharp": ("tree_sitter_c_sharp", "language"),
+}
+
+LANGUAGES: tuple[str, ...] = tuple(sorted(_GRAMMARS))
+
+
+def language_for_path(path: str) -> str | None:
+    dot = path.rfind(".")
+    if dot < 0 or "/" in path[dot:]:
+        return None
+    return EXTENSIONS.get(path[dot:].lower())
+
+
+@cache
+def grammar(language: str) -> Language:
+    module_name, func = _GRAMMARS[language]
+    module = importlib.import_module(module_name)
+    return Language(getattr(module, func)())
+
+
+def parser(language: str) -> Parser:
+    """A fresh parser (parsers are not shared between threads)."""
+    return Parser(grammar(language))
+
+
+@cache
+def tags_query(language: str) -> Query:
+    """The compiled ``queries/<language>-tags.scm`` of the package data."""
+    name = "typescript" if language == "tsx" else language
+    text = resources.files("vitalrag.ingest").joinpath(f"queries/{name}-tags.scm").read_text("utf-8")
+    return Query(grammar(language), text)

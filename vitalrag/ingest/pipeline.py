@@ -1,0 +1,250 @@
+"""Index one repository into a ``GraphStore``: walk, parse (both cores), resolve, write.
+
+Nothing is written until every file has been parsed and resolved, so a run
+that fails early leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
+from vitalrag.graph.store import GraphStore
+from vitalrag.ingest.facts import FileFacts, Resolution
+from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, walk_repository
+from vitalrag.model import (
+    CodeObject,
+    Edge,
+    UnresolvedRef,
+    file_id,
+    merge_edges,
+    module_id,
+    repository_id,
+)
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+
+#: language -> module with ``extract(repo, path, text)`` and ``resolve(repo, facts)``
+_LANGUAGE_MODULES = {
+    "python": "vitalrag.ingest.python",
+    "java": "vitalrag.ingest.java",
+}
+_GENERIC = "vitalrag.ingest.generic"
+
+#: below this many files, parsing in-process beats starting workers
+_PARALLEL_THRESHOLD = 64
+
+
+def language_module(language: str) -> Any:
+    return importlib.import_module(_LANGUAGE_MODULES.get(language, _GENERIC))
+
+
+@dataclass(slots=True)
+class IndexReport:
+    repo: str
+    root: str
+    files: int = 0
+    loc: int = 0
+    objects: dict[str, int] = field(default_factory=dict)
+    edges: dict[str, int] = field(default_factory=dict)
+    unresolved: int = 0
+    external: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo,
+            "root": self.root,
+            "files": self.files,
+            "loc": self.loc,
+            "objects": self.objects,
+            "edges": self.edges,
+            "unresolved": self.unresolved,
+            "external": self.external,
+            "skipped": [s.to_dict() for s in self.skipped],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def parse_file(repo: str, sf: SourceFile) -> FileFacts | Skipped:
+    """Read and extract one file; every failure becomes a ``Skipped`` with its reason."""
+    try:
+        raw = Path(sf.abspath).read_bytes()
+    except OSError as exc:
+        return Skipped(sf.path, f"unreadable: {exc.strerror or exc}")
+    if b"\0" in raw[:8192]:
+        return Skipped(sf.path, "binary content under a source extension")
+    try:
+        source = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Skipped(sf.path, f"not UTF-8 (invalid byte at offset {exc.start})")
+    if source.startswith("\ufeff"):
+        source = source[1:]
+    try:
+        return language_module(sf.language).extract(repo, sf.path, source)
+    except RecursionError:
+        return Skipped(sf.path, "too deeply nested to parse")
+    except Exception as exc:  # a bug in one extractor must not abort the run
+        log.exception("extractor failed on %s", sf.path)
+        return Skipped(sf.path, f"extractor error: {type(exc).__name__}: {exc}")
+
+
+def _parse_batch(args: tuple[str, list[SourceFile]]) -> list[FileFacts | Skipped]:
+    repo, files = args
+    return [parse_file(repo, sf) for sf in files]
+
+
+def _parse_all(repo: str, files: list[SourceFile], workers: int,
+               progress: Progress | None) -> list[FileFacts | Skipped]:
+    total = len(files)
+    if workers <= 1 or total < _PARALLEL_THRESHOLD:
+        out = []
+        for i, sf in enumerate(files, 1):
+            out.append(parse_file(repo, sf))
+            if progress:
+                progress("parse", i, total)
+        return out
+    # Interleave so both workers get a mix of big and small files.
+    chunk = max(8, min(64, total // (workers * 8) or 1))
+    batches = [files[i:i + chunk] for i in range(0, total, chunk)]
+    results: list[FileFacts | Skipped] = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for batch in pool.map(_parse_batch, [(repo, b) for b in batches]):
+            results.extend(batch)
+            if progress:
+                progress("parse", len(results), total)
+    return results
+
+
+def _validate_name(name: str) -> str:
+    if not name or ":" in name or "/" in name or name.strip() != name:
+        raise InputError(f"invalid repository name {name!r}: use letters, digits, '-', '_' or '.'")
+    return name
+
+
+def build_graph(repo: str, facts: list[FileFacts]) -> tuple[list[CodeObject], list[Edge]]:
+    """Repository, module (package) and file nodes, definitions, and CONTAINS edges."""
+    objects: list[CodeObject] = [
+        CodeObject(id=repository_id(repo), kind="repository", name=repo, qualname=repo, repo=repo, path="")
+    ]
+    edges: list[Edge] = []
+    packages: dict[str, str] = {}  # package dir -> dotted name
+    for f in facts:
+        if f.package_dir is not None and f.package_dir not in packages:
+            packages[f.package_dir] = f.package_name
+    for d in sorted(packages):
+        dotted = packages[d]
+        objects.append(CodeObject(
+            id=module_id(repo, d), kind="module", name=dotted.rsplit(".", 1)[-1] or d.rsplit("/", 1)[-1],
+            qualname=dotted or d, repo=repo, path=d + "/",
+        ))
+        edges.append(Edge(_container_of_dir(repo, d, packages), module_id(repo, d), "CONTAINS"))
+    for f in facts:
+        objects.append(f.file)
+        parent = (module_id(repo, f.package_dir) if f.package_dir is not None
+                  else _container_of_dir(repo, f.path.rsplit("/", 1)[0] if "/" in f.path else "", packages,
+                                         inclusive=True))
+        edges.append(Edge(parent, f.file.id, "CONTAINS"))
+        objects.extend(f.objects)
+        for child, container in f.parents.items():
+            edges.append(Edge(container, child, "CONTAINS"))
+    return objects, edges
+
+
+def _container_of_dir(repo: str, d: str, packages: dict[str, str], inclusive: bool = False) -> str:
+    """The nearest package folder above ``d`` (or ``d`` itself), else the repository."""
+    cur = d if inclusive else (d.rsplit("/", 1)[0] if "/" in d else "")
+    while cur:
+        if cur in packages:
+            return module_id(repo, cur)
+        cur = cur.rsplit("/", 1)[0] if "/" in cur else ""
+    return repository_id(repo)
+
+
+def tests_edges(objects: Iterable[CodeObject], calls: Iterable[Edge]) -> list[Edge]:
+    """TESTS: a test links to every non-test repository object it calls."""
+    kinds = {o.id: o.kind for o in objects}
+    out = []
+    for e in calls:
+        if e.kind == "CALLS" and kinds.get(e.source) == "test" and kinds.get(e.target) not in (None, "test"):
+            out.append(Edge(e.source, e.target, "TESTS", e.lines))
+    return out
+
+
+def index_repository(
+    root: str | os.PathLike[str],
+    store: GraphStore,
+    *,
+    name: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> IndexReport:
+    """Index the repository at ``root`` into ``store`` (replacing an earlier index of it)."""
+    started = time.perf_counter()
+    root_path = Path(root)
+    if not root_path.exists():
+        raise RepositoryNotFound(f"repository path {root} does not exist")
+    if not root_path.is_dir():
+        raise RepositoryNotFound(f"repository path {root} is not a folder")
+    root_path = root_path.resolve()
+    repo = _validate_name(name or root_path.name)
+    walked = walk_repository(root_path, max_bytes=max_bytes)
+    if not walked.files:
+        raise EmptyRepository(f"no source files to index under {root} "
+                              f"({len(walked.skipped)} skipped)")
+    n_workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+    parsed = _parse_all(repo, walked.files, n_workers, progress)
+
+    facts = [p for p in parsed if isinstance(p, FileFacts)]
+    skipped = list(walked.skipped) + [p for p in parsed if isinstance(p, Skipped)]
+    for f in facts:
+        skipped.extend(Skipped(f.path, problem) for problem in f.problems)
+
+    objects, edges = build_graph(repo, facts)
+    unresolved: list[UnresolvedRef] = []
+    external = 0
+    by_language: dict[str, list[FileFacts]] = {}
+    for f in facts:
+        by_language.setdefault(f.language, []).append(f)
+    for i, (language, group) in enumerate(sorted(by_language.items()), 1):
+        res: Resolution = language_module(language).resolve(repo, group)
+        edges.extend(res.edges)
+        unresolved.extend(res.unresolved)
+        external += res.external
+        if progress:
+            progress("resolve", i, len(by_language))
+    edges.extend(tests_edges(objects, edges))
+    edges = merge_edges(edges)
+
+    # Only now touch the store: everything above can fail without losing the old index.
+    store.delete_repository(repo)
+    store.upsert_objects(objects)
+    store.upsert_edges(edges)
+    store.upsert_unresolved(sorted(set(unresolved), key=lambda u: u.key))
+    store.put_sources({f.file.id: f.text for f in facts})
+    store.set_meta(repo, {"root": str(root_path), "indexed_at": time.time(), "max_bytes": max_bytes})
+    store.save()
+
+    report = IndexReport(repo=repo, root=str(root_path))
+    report.files = len(facts)
+    report.loc = sum(f.file.end_line for f in facts)
+    report.objects = dict(sorted(Counter(o.kind for o in objects).items()))
+    report.edges = dict(sorted(Counter(e.kind for e in edges).items()))
+    report.unresolved = len(set(unresolved))
+    report.external = external
+    report.skipped = sorted(skipped, key=lambda s: (s.path, s.reason))
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,145 @@
+"""The values every stage shares: code objects, edges, unresolved references.
+
+A node id is stable across re-indexing of unchanged code, unique within a store
+(the repository name prefixes it), and readable in the Neo4j Browser:
+
+    repository   requests
+    module       requests:src/requests/            (a package directory, trailing slash)
+    file         requests:src/requests/api.py
+    object       requests:src/requests/api.py:Session.request
+    overload     commons-csv:src/main/java/.../CSVFormat.java:CSVFormat.print(Object,Appendable,boolean)
+
+A second definition of the same qualified name in one file (``if``/``else``
+branches) gets a ``#2`` suffix, in source order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+SCHEMA_VERSION = 1
+
+NodeKind = Literal[
+    "repository", "module", "file", "class", "interface", "enum", "function", "method", "test"
+]
+EdgeKind = Literal["CONTAINS", "IMPORTS", "CALLS", "INHERITS", "TESTS", "REFERENCES"]
+
+NODE_KINDS: tuple[str, ...] = (
+    "repository", "module", "file", "class", "interface", "enum", "function", "method", "test",
+)
+EDGE_KINDS: tuple[str, ...] = ("CONTAINS", "IMPORTS", "CALLS", "INHERITS", "TESTS", "REFERENCES")
+#: kinds that are code definitions (not containers such as files and modules)
+DEFINITION_KINDS: frozenset[str] = frozenset(
+    {"class", "interface", "enum", "function", "method", "test"}
+)
+TYPE_KINDS: frozenset[str] = frozenset({"class", "interface", "enum"})
+
+NodeId = str
+
+
+def repository_id(repo: str) -> NodeId:
+    return repo
+
+
+def module_id(repo: str, directory: str) -> NodeId:
+    """A package directory; ``directory`` is repo-relative, posix, without trailing slash."""
+    return f"{repo}:{directory.rstrip('/')}/"
+
+
+def file_id(repo: str, path: str) -> NodeId:
+    return f"{repo}:{path}"
+
+
+def object_id(repo: str, path: str, qualname: str) -> NodeId:
+    return f"{repo}:{path}:{qualname}"
+
+
+@dataclass(frozen=True, slots=True)
+class CodeObject:
+    """One canonical code object: a node of the code graph.
+
+    Lines are 1-based and inclusive. ``path`` is repo-relative and posix; it is
+    empty for the repository node and ends with ``/`` for a module (package).
+    """
+
+    id: NodeId
+    kind: str
+    name: str
+    qualname: str
+    repo: str
+    path: str
+    language: str = ""
+    start_line: int = 0
+    end_line: int = 0
+    signature: str = ""
+    docstring: str = ""
+    content_hash: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CodeObject:
+        return cls(**{k: data[k] for k in _OBJECT_FIELDS if k in data})
+
+
+_OBJECT_FIELDS = tuple(CodeObject.__dataclass_fields__)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A directed relation between two objects. ``lines`` are the 1-based lines of
+    the source file where the relation is written (call sites, import lines)."""
+
+    source: NodeId
+    target: NodeId
+    kind: str
+    lines: tuple[int, ...] = field(default=())
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.source, self.target, self.kind)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "target": self.target, "kind": self.kind,
+                "lines": list(self.lines)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Edge:
+        return cls(data["source"], data["target"], data["kind"], tuple(data.get("lines") or ()))
+
+
+@dataclass(frozen=True, slots=True)
+class UnresolvedRef:
+    """A reference the resolver could not tie to one object, kept instead of guessed.
+
+    ``kind`` is the edge kind it would have made; ``reason`` says why it stayed
+    open (``unknown-name``, ``dynamic-receiver``, ``ambiguous-overload``,
+    ``missing-module``, ...).
+    """
+
+    source: NodeId
+    kind: str
+    name: str
+    line: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> UnresolvedRef:
+        return cls(data["source"], data["kind"], data["name"], int(data["line"]), data["reason"])
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.source, self.kind, self.name, self.line)
+
+
+def merge_edges(edges: list[Edge]) -> list[Edge]:
+    """One edge per (source, target, kind), the union of their lines, sorted."""
+    merged: dict[tuple[str, str, str], set[int]] = {}
+    for e in edges:
+        merged.setdefault(e.key, set()).update(e.lines)
+    return [Edge(s, t, k, tuple(sorted(lines))) for (s, t, k), lines in sorted(merged.items())]
