@@ -143,3 +143,48 @@ def merge_edges(edges: list[Edge]) -> list[Edge]:
     for e in edges:
         merged.setdefault(e.key, set()).update(e.lines)
     return [Edge(s, t, k, tuple(sorted(lines))) for (s, t, k), lines in sorted(merged.items())]
+
+
+VIEW_KINDS: tuple[str, ...] = ("body", "slice", "signature", "docstring", "call_site", "test", "window")
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One rendering of a code object that a retriever can return.
+
+    ``object_id`` is the provenance: the node id of the object the view belongs
+    to. External candidates that only know a path and an identifier leave it
+    empty and set ``identifier``; the provenance adapter then keys them by
+    (normalised path, casefolded identifier).
+    """
+
+    id: str
+    object_id: NodeId
+    kind: str
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    content_hash: str = ""
+    identifier: str = ""
+    repo: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> View:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredView:
+    """A view ranked for one query: its score and, per retriever, its rank there."""
+
+    view: View
+    score: float
+    retrievers: tuple[tuple[str, int], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"view": self.view.to_dict(), "score": self.score,
+                "retrievers": {name: rank for name, rank in self.retrievers}}

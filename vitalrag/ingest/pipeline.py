@@ -35,7 +35,9 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 
-#: language -> module with ``extract(repo, path, text)`` and ``resolve(repo, facts)``
+#: language -> module with ``extract(repo, path, text) -> FileFacts``, an optional
+#: ``prepare(repo, facts)`` run on all of a language's files before the graph is
+#: built, and ``resolve(repo, facts) -> Resolution``
 _LANGUAGE_MODULES = {
     "python": "vitalrag.ingest.python",
     "java": "vitalrag.ingest.java",
@@ -210,15 +212,20 @@ def index_repository(
 
     facts = [p for p in parsed if isinstance(p, FileFacts)]
     skipped = list(walked.skipped) + [p for p in parsed if isinstance(p, Skipped)]
+    by_language: dict[str, list[FileFacts]] = {}
+    for f in facts:
+        by_language.setdefault(f.language, []).append(f)
+    for language, group in sorted(by_language.items()):
+        # a language may need to see every file before packages are known (Python's __init__.py)
+        prepare = getattr(language_module(language), "prepare", None)
+        if prepare is not None:
+            prepare(repo, group)
     for f in facts:
         skipped.extend(Skipped(f.path, problem) for problem in f.problems)
 
     objects, edges = build_graph(repo, facts)
     unresolved: list[UnresolvedRef] = []
     external = 0
-    by_language: dict[str, list[FileFacts]] = {}
-    for f in facts:
-        by_language.setdefault(f.language, []).append(f)
     for i, (language, group) in enumerate(sorted(by_language.items()), 1):
         res: Resolution = language_module(language).resolve(repo, group)
         edges.extend(res.edges)
