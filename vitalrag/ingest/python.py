@@ -1,0 +1,294 @@
+"""Python: extract objects and raw references with tree-sitter.
+
+Objects: the file (its module docstring), classes, functions (nested ones
+qualified ``outer.inner``), methods, and tests (pytest ``test*`` functions in
+test files, ``test*`` methods of ``Test*`` classes there, and ``test*`` methods
+of ``unittest.TestCase`` subclasses anywhere). An object's lines include its
+decorators; its signature is the ``def``/``class`` header.
+
+References are recorded per innermost enclosing definition and resolved later
+by ``vitalrag.ingest.python_resolve`` with the whole repository in view.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import inspect
+import posixpath
+from typing import Any
+
+from tree_sitter import Node, QueryCursor
+
+from vitalrag.ingest.facts import FileFacts, RawRef, content_hash
+from vitalrag.ingest.languages import parser, tags_query
+from vitalrag.ingest.python_resolve import prepare, resolve
+from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
+from vitalrag.model import CodeObject, file_id, object_id
+
+__all__ = ["extract", "prepare", "resolve", "is_test_file"]
+
+# pattern indexes in queries/python-tags.scm
+_CLASS, _FUNC, _CALL, _IMPORT, _IMPORT_FROM, _ASSIGN, _ATTR_ASSIGN, _PARAM, _PARAM_DEFAULT = range(9)
+
+
+def is_test_file(path: str) -> bool:
+    base = posixpath.basename(path)
+    parts = path.split("/")[:-1]
+    return (base.startswith("test_") or base.endswith("_test.py") or base == "tests.py"
+            or any(p in ("tests", "test", "testing") for p in parts))
+
+
+def dotted(node: Node | None) -> str | None:
+    """``a.b.c`` for identifier/attribute chains, ``super().m`` for super calls, else None."""
+    if node is None:
+        return None
+    if node.type == "identifier":
+        return text(node)
+    if node.type == "attribute":
+        base = dotted(node.child_by_field_name("object"))
+        attr = node.child_by_field_name("attribute")
+        if base is None or attr is None:
+            return None
+        return f"{base}.{text(attr)}"
+    if node.type == "call":
+        fn = node.child_by_field_name("function")
+        if fn is not None and fn.type == "identifier" and text(fn) == "super":
+            return "super()"
+    return None
+
+
+def _docstring(body: Node | None) -> str:
+    if body is None or not body.named_children:
+        return ""
+    first = body.named_children[0]
+    if first.type != "expression_statement" or not first.named_children:
+        return ""
+    s = first.named_children[0]
+    if s.type != "string":
+        return ""
+    raw = text(s)
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        value = raw.strip("\"'rRbBuUfF")
+    return inspect.cleandoc(value) if isinstance(value, str) else ""
+
+
+class _Scopes:
+    """Find the innermost definition enclosing a byte offset."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.items: list[tuple[int, int, str, int]] = []  # (start, end, id, parent index)
+
+    def add(self, start: int, end: int, obj_id: str, parent: int) -> int:
+        self.starts.append(start)
+        self.items.append((start, end, obj_id, parent))
+        return len(self.items) - 1
+
+    def owner(self, pos: int, default: str) -> str:
+        i = bisect.bisect_right(self.starts, pos) - 1
+        while i >= 0:
+            start, end, obj_id, parent = self.items[i]
+            if start <= pos < end:
+                return obj_id
+            i = parent
+        return default
+
+
+def extract(repo: str, path: str, source: str) -> FileFacts:
+    data = source.encode("utf-8")
+    tree = parser("python").parse(data)
+    root = tree.root_node
+    fid = file_id(repo, path)
+    n_lines = source.count("\n") + (0 if source.endswith("\n") or not source else 1)
+    file_obj = CodeObject(
+        id=fid, kind="file", name=posixpath.basename(path), qualname=path, repo=repo, path=path,
+        language="python", start_line=1, end_line=max(n_lines, 1),
+        docstring=_docstring(root), content_hash=content_hash(source),
+    )
+    facts = FileFacts(path=path, language="python", file=file_obj, text=source)
+    problem = syntax_problem(root)
+    if problem:
+        facts.problems.append(problem)
+    lines = source.splitlines()
+    test_file = is_test_file(path)
+
+    matches = QueryCursor(tags_query("python")).matches(root)
+    defs = sorted(
+        ((caps["definition.class" if idx == _CLASS else "definition.function"][0], idx)
+         for idx, caps in matches if idx in (_CLASS, _FUNC)),
+        key=lambda p: p[0].start_byte,
+    )
+    scopes = _Scopes()
+    # open definitions: (end byte, scope index, id, qualname, "class" | "function")
+    stack: list[tuple[int, int, str, str, str]] = []
+    seen: dict[str, int] = {}
+    kinds: dict[str, str] = {}
+    secondary: list[str] = []
+    class_bases: dict[str, list[str]] = {}
+    for node, idx in defs:
+        while stack and node.start_byte >= stack[-1][0]:
+            stack.pop()
+        parent_id, parent_qual, parent_kind = (stack[-1][2], stack[-1][3], stack[-1][4]) if stack else (fid, "", "file")
+        name = text(node.child_by_field_name("name"))
+        qualname = f"{parent_qual}.{name}" if parent_qual else name
+        # a second definition of one qualname (if/else branches) gets "#2"
+        seen[qualname] = seen.get(qualname, 0) + 1
+        if seen[qualname] > 1:
+            qualname = f"{qualname}#{seen[qualname]}"
+        oid = object_id(repo, path, qualname)
+        body = node.child_by_field_name("body")
+        if idx == _CLASS:
+            kind = "class"
+            bases = []
+            supers = node.child_by_field_name("superclasses")
+            for arg in supers.named_children if supers is not None else ():
+                if arg.type == "keyword_argument":
+                    continue
+                d = dotted(arg)
+                bases.append(d or text(arg))
+                facts.refs.append(RawRef("inherit", oid, d or text(arg)[:80], start_line(arg),
+                                         {"dynamic": True} if d is None else {}))
+            class_bases[oid] = bases
+        elif parent_kind == "class":
+            kind = "method"
+            cls_name = parent_qual.rsplit(".", 1)[-1]
+            if name.startswith("test") and (
+                any(b.endswith("TestCase") for b in class_bases.get(parent_id, ()))
+                or (test_file and cls_name.startswith("Test"))
+            ):
+                kind = "test"
+        else:
+            kind = "test" if parent_kind == "file" and test_file and name.startswith("test") else "function"
+        outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
+        if outer is not node and _is_secondary(outer):
+            secondary.append(oid)
+        s_line, e_line = start_line(outer), end_line(outer)
+        facts.objects.append(CodeObject(
+            id=oid, kind=kind, name=name, qualname=qualname, repo=repo, path=path, language="python",
+            start_line=s_line, end_line=e_line, signature=header(node, body, data),
+            docstring=_docstring(body),
+            content_hash=content_hash("\n".join(lines[s_line - 1:e_line])),
+        ))
+        kinds[oid] = kind
+        facts.parents[oid] = parent_id
+        si = scopes.add(node.start_byte, node.end_byte, oid, stack[-1][1] if stack else -1)
+        stack.append((node.end_byte, si, oid, qualname, "class" if kind == "class" else "function"))
+
+    assigns: dict[str, dict[str, str]] = {}
+    attr_assigns: dict[str, dict[str, str]] = {}
+    params: dict[str, dict[str, str]] = {}
+    imports: list[dict[str, Any]] = []
+    variables: dict[str, set[str]] = {}
+    with_assigns: dict[str, dict[str, str]] = {}
+    for idx, caps in matches:
+        if "variable" in caps:
+            node = caps["variable"][0]
+            variables.setdefault(scopes.owner(node.start_byte, fid), set()).add(text(node))
+        elif "with.target" in caps:
+            owner = scopes.owner(caps["with.target"][0].start_byte, fid)
+            callee = dotted(caps["with.callee"][0])
+            if callee:
+                with_assigns.setdefault(owner, {})[text(caps["with.target"][0])] = callee
+        elif "attribute.name" in caps:
+            if text(caps["attribute.object"][0]) in ("self", "cls"):
+                node = caps["attribute.name"][0]
+                cls = facts.parents.get(scopes.owner(node.start_byte, fid))
+                if cls and kinds.get(cls) == "class":
+                    variables.setdefault(cls, set()).add(text(node))
+        elif idx == _CALL:
+            callee = caps["name.reference.call"][0]
+            owner = scopes.owner(callee.start_byte, fid)
+            name = dotted(callee)
+            facts.refs.append(RawRef("call", owner, name or text(callee)[:80], start_line(callee),
+                                     {"dynamic": True} if name is None else {}))
+        elif idx in (_IMPORT, _IMPORT_FROM):
+            node = caps["reference.import"][0]
+            owner = scopes.owner(node.start_byte, fid)
+            imports.extend(_imports(node, owner))
+        elif idx == _ASSIGN:
+            owner = scopes.owner(caps["assign"][0].start_byte, fid)
+            callee = dotted(caps["assign.callee"][0])
+            if callee:
+                assigns.setdefault(owner, {})[text(caps["assign.target"][0])] = callee
+        elif idx == _ATTR_ASSIGN:
+            if text(caps["assign.attr.object"][0]) not in ("self", "cls"):
+                continue
+            owner = scopes.owner(caps["assign.attr"][0].start_byte, fid)
+            cls = facts.parents.get(owner)
+            callee = dotted(caps["assign.attr.callee"][0])
+            if cls and callee and kinds.get(cls) == "class":
+                attr_assigns.setdefault(cls, {})[text(caps["assign.attr.name"][0])] = callee
+        elif idx in (_PARAM, _PARAM_DEFAULT):
+            pname = caps["param.name"][0]
+            owner = scopes.owner(pname.start_byte, fid)
+            ptype = caps["param.type"][0]
+            d = dotted(ptype.named_children[0]) if ptype.named_children else None
+            if d is None and ptype.named_children and ptype.named_children[0].type == "string":
+                d = text(ptype.named_children[0]).strip("'\"")  # forward reference "Session"
+            if d:
+                params.setdefault(owner, {})[text(pname)] = d
+    facts.data = {"imports": imports, "assigns": assigns, "attr_assigns": attr_assigns,
+                  "params": params, "class_bases": class_bases,
+                  "variables": {k: sorted(v) for k, v in variables.items()},
+                  "secondary": secondary, "with_assigns": with_assigns,
+                  "returns_self": [o.id for o in facts.objects
+                                   if o.name == "__enter__" and _returns_self(lines[o.start_line - 1:o.end_line])]}
+    return facts
+
+
+def _returns_self(body: list[str]) -> bool:
+    """Every ``return`` in these lines is ``return self``."""
+    returns = [ln.strip() for ln in body if ln.strip().startswith("return")]
+    return bool(returns) and all(r == "return self" for r in returns)
+
+
+def _is_secondary(decorated: Node) -> bool:
+    """``@overload`` stubs and ``@x.setter``/``@x.deleter`` defs: not the name's main definition."""
+    for dec in decorated.children:
+        if dec.type == "decorator":
+            d = text(dec).lstrip("@").strip()
+            if d.endswith("overload") or d.endswith((".setter", ".deleter")):
+                return True
+    return False
+
+
+def _imports(node: Node, owner: str) -> list[dict[str, Any]]:
+    line = start_line(node)
+    out: list[dict[str, Any]] = []
+    if node.type == "import_statement":
+        for child in node.named_children:
+            if child.type == "dotted_name":
+                out.append({"kind": "import", "module": text(child), "alias": None, "line": line,
+                            "source": owner})
+            elif child.type == "aliased_import":
+                out.append({"kind": "import", "module": text(child.child_by_field_name("name")),
+                            "alias": text(child.child_by_field_name("alias")), "line": line,
+                            "source": owner})
+        return out
+    module_node = node.child_by_field_name("module_name")
+    level = 0
+    module = ""
+    if module_node is not None:
+        if module_node.type == "relative_import":
+            for c in module_node.children:
+                if c.type == "import_prefix":
+                    level = text(c).count(".")
+                elif c.type == "dotted_name":
+                    module = text(c)
+        else:
+            module = text(module_node)
+    names: list[list[str | None]] = []
+    star = False
+    for child in node.children_by_field_name("name"):
+        if child.type == "dotted_name":
+            names.append([text(child), None])
+        elif child.type == "aliased_import":
+            names.append([text(child.child_by_field_name("name")), text(child.child_by_field_name("alias"))])
+    if any(c.type == "wildcard_import" for c in node.children):
+        star = True
+    out.append({"kind": "from", "module": module, "level": level, "names": names, "star": star,
+                "line": line, "source": owner})
+    return out
