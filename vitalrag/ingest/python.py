@@ -55,6 +55,9 @@ def dotted(node: Node | None) -> str | None:
         fn = node.child_by_field_name("function")
         if fn is not None and fn.type == "identifier" and text(fn) == "super":
             return "super()"
+        # `Engine(...).run`: the resolver may know what a constructor call returns
+        inner = dotted(fn)
+        return f"{inner}()" if inner is not None and not inner.endswith("()") else None
     return None
 
 

@@ -394,7 +394,8 @@ class _Resolver:
             cls = self.enclosing_class(scope)
             if cls is None:
                 return ("missing", "dynamic-receiver")
-            target: Target = ("instance", cls)
+            # `cls(...)` constructs: cls is the class itself, self an instance of it
+            target: Target = ("object", cls) if head == "cls" else ("instance", cls)
         elif head == "super()":
             cls = self.enclosing_class(scope)
             if cls is None or len(parts) < 2:
@@ -402,12 +403,24 @@ class _Resolver:
             target = self.member(cls, parts[1], skip_self=True)
             parts = parts[1:]
         else:
-            target = self.lookup_name(scope, head)
+            target = self.lookup_name(scope, head.removesuffix("()"))
+            if head.endswith("()"):
+                target = self.construct(target)
         for attr in parts[1:]:
-            target = self.step(target, attr, scope)
             if target[0] in ("missing", "external"):
                 break
+            target = self.step(target, attr.removesuffix("()"), scope)
+            if attr.endswith("()"):
+                target = self.construct(target)
         return target
+
+    def construct(self, target: Target) -> Target:
+        """What calling ``target`` gives: an instance when it is a class we know."""
+        if target[0] == "object" and self.ix.kinds.get(target[1]) in ("class", "enum"):
+            return ("instance", target[1])
+        if target[0] in ("missing", "external"):
+            return target
+        return ("missing", "dynamic-receiver")
 
     def step(self, target: Target, attr: str, scope: str) -> Target:
         kind, value = target

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vitalrag.graph.memory import MemoryStore
+from vitalrag.ingest import index_repository
+
+FIXTURES = Path(__file__).parent / "fixtures" / "repos"
+
+
+@pytest.fixture
+def fixture_repo():
+    """Path of a fixture repository by name."""
+    return lambda name: FIXTURES / name
+
+
+@pytest.fixture
+def index_fixture(tmp_path):
+    """Index a fixture repository into a fresh embedded store: (store, report)."""
+
+    def run(name: str, repo_name: str | None = None, **kwargs):
+        store = MemoryStore(tmp_path / f"idx-{name}")
+        report = index_repository(FIXTURES / name, store, name=repo_name or name, workers=1, **kwargs)
+        return store, report
+
+    return run
