@@ -77,14 +77,14 @@ class CodeObject:
     content_hash: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f: getattr(self, f) for f in _OBJECT_FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CodeObject:
         return cls(**{k: data[k] for k in _OBJECT_FIELDS if k in data})
 
 
-_OBJECT_FIELDS = tuple(CodeObject.__dataclass_fields__)
+_OBJECT_FIELDS: tuple[str, ...] = tuple(CodeObject.__dataclass_fields__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +126,8 @@ class UnresolvedRef:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"source": self.source, "kind": self.kind, "name": self.name, "line": self.line,
+                "reason": self.reason}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> UnresolvedRef:

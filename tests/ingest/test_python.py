@@ -215,7 +215,9 @@ def test_overload_stubs_and_setters_yield(tmp_path):
     store = MemoryStore(tmp_path / "idx")
     index_repository(tmp_path, store, name="ov", workers=1)
     calls = {(e.source, e.target) for e in store.find_edges(kind="CALLS")}
-    assert ("ov:m.py:g", "ov:m.py:f#3") in calls
+    assert ("ov:m.py:g", "ov:m.py:f") in calls
+    ids = {o.id for o in store.find_objects(repo="ov")}
+    assert {"ov:m.py:f#overload1", "ov:m.py:f#overload2", "ov:m.py:C.v", "ov:m.py:C.v#setter"} <= ids
     assert ("ov:m.py:C.use", "ov:m.py:C.v") in calls
 
 

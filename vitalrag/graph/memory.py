@@ -102,8 +102,9 @@ class MemoryStore:
         }
         fd, tmp = tempfile.mkstemp(prefix=".graph-", suffix=".tmp", dir=self.folder)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(payload, fh, separators=(",", ":"))
+            with os.fdopen(fd, "wb") as fh:
+                # dumps (one shot) uses the C encoder; dump would stream in pure Python
+                fh.write(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.folder / GRAPH_FILE)

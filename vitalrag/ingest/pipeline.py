@@ -45,7 +45,7 @@ _LANGUAGE_MODULES = {
 _GENERIC = "vitalrag.ingest.generic"
 
 #: below this many files, parsing in-process beats starting workers
-_PARALLEL_THRESHOLD = 64
+_PARALLEL_THRESHOLD = 16
 
 
 def language_module(language: str) -> Any:

@@ -137,10 +137,18 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
         parent_id, parent_qual, parent_kind = (stack[-1][2], stack[-1][3], stack[-1][4]) if stack else (fid, "", "file")
         name = text(node.child_by_field_name("name"))
         qualname = f"{parent_qual}.{name}" if parent_qual else name
-        # a second definition of one qualname (if/else branches) gets "#2"
-        seen[qualname] = seen.get(qualname, 0) + 1
-        if seen[qualname] > 1:
-            qualname = f"{qualname}#{seen[qualname]}"
+        outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
+        role = _secondary_role(outer) if outer is not node else None
+        if role:
+            # `@overload` stubs and property setters: `f#overload1`, `C.v#setter`,
+            # so the implementation keeps the plain, readable id
+            seen[f"{qualname}#{role}"] = n = seen.get(f"{qualname}#{role}", 0) + 1
+            qualname = f"{qualname}#{role}{n if role == 'overload' or n > 1 else ''}"
+        else:
+            # a second definition of one qualname (if/else branches) gets "#2"
+            seen[qualname] = seen.get(qualname, 0) + 1
+            if seen[qualname] > 1:
+                qualname = f"{qualname}#{seen[qualname]}"
         oid = object_id(repo, path, qualname)
         body = node.child_by_field_name("body")
         if idx == _CLASS:
@@ -165,8 +173,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
                 kind = "test"
         else:
             kind = "test" if parent_kind == "file" and test_file and name.startswith("test") else "function"
-        outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
-        if outer is not node and _is_secondary(outer):
+        if role:
             secondary.append(oid)
         s_line, e_line = start_line(outer), end_line(outer)
         facts.objects.append(CodeObject(
@@ -248,14 +255,19 @@ def _returns_self(body: list[str]) -> bool:
     return bool(returns) and all(r == "return self" for r in returns)
 
 
-def _is_secondary(decorated: Node) -> bool:
-    """``@overload`` stubs and ``@x.setter``/``@x.deleter`` defs: not the name's main definition."""
+def _secondary_role(decorated: Node) -> str | None:
+    """``overload`` for typing stubs, ``setter``/``deleter`` for property accessors:
+    definitions that are not the name's main one."""
     for dec in decorated.children:
         if dec.type == "decorator":
             d = text(dec).lstrip("@").strip()
-            if d.endswith("overload") or d.endswith((".setter", ".deleter")):
-                return True
-    return False
+            if d == "overload" or d.endswith(".overload"):
+                return "overload"
+            if d.endswith(".setter"):
+                return "setter"
+            if d.endswith(".deleter"):
+                return "deleter"
+    return None
 
 
 def _imports(node: Node, owner: str) -> list[dict[str, Any]]:

@@ -99,6 +99,7 @@ class _Resolver:
         self._memo: dict[tuple[str, str], Target] = {}
         self._active: set[tuple[str, str]] = set()
         self._variables: dict[str, frozenset[str]] = {}
+        self._top_cache: frozenset[str] | None = None
 
     # -- modules ----------------------------------------------------------------
     def module_facts(self, dotted: str, importer: FileFacts | None) -> FileFacts | None | str:
@@ -115,12 +116,13 @@ class _Resolver:
         return "ambiguous"
 
     def in_repo(self, dotted: str) -> bool:
-        top = dotted.split(".", 1)[0]
-        return any(m == top or m.startswith(top + ".") for m in self._tops())
+        """Whether the top-level package of ``dotted`` is one of the repository's."""
+        return dotted.split(".", 1)[0] in self._tops
 
-    def _tops(self) -> set[str]:
-        if not hasattr(self, "_top_cache"):
-            self._top_cache = {m for m in self.ix.modules if m}
+    @property
+    def _tops(self) -> frozenset[str]:
+        if self._top_cache is None:
+            self._top_cache = frozenset(m.split(".", 1)[0] for m in self.ix.modules if m)
         return self._top_cache
 
     def absolute(self, f: FileFacts, module: str, level: int) -> str:

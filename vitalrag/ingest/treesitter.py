@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 _WS = re.compile(r"\s+")
+_OPEN = re.compile(r"([(\[<]) ")
+_CLOSE = re.compile(r" ([)\]>])")
 
 
 def text(node: Node | None) -> str:
@@ -33,6 +35,7 @@ def header(node: Node, body: Node | None, source: bytes, limit: int = 400) -> st
     end = body.start_byte if body is not None else node.end_byte
     raw = source[node.start_byte:end].decode("utf-8", "replace")
     sig = _WS.sub(" ", raw).strip().rstrip(":{").strip()
+    sig = _OPEN.sub(r"\1", _CLOSE.sub(r"\1", sig)).replace(",)", ")").replace(", )", ")")
     return sig if len(sig) <= limit else sig[: limit - 3] + "..."
 
 

@@ -73,7 +73,7 @@ class _IgnoreRules:
     """Nested ``.gitignore`` files, each applied relative to its own folder."""
 
     def __init__(self) -> None:
-        self._specs: list[tuple[str, pathspec.PathSpec]] = []
+        self._specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
 
     def add_folder(self, root: Path, rel_dir: str) -> None:
         gi = root / rel_dir / ".gitignore"
@@ -83,7 +83,7 @@ class _IgnoreRules:
             except OSError as exc:
                 log.warning("cannot read %s: %s", gi, exc)
                 return
-            self._specs.append((rel_dir, pathspec.PathSpec.from_lines("gitwildmatch", lines)))
+            self._specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
 
     def ignored(self, rel_path: str, is_dir: bool) -> bool:
         for base, spec in self._specs:
