@@ -28,8 +28,6 @@ from vitalrag.model import CodeObject, file_id, object_id
 
 __all__ = ["extract", "prepare", "resolve", "is_test_file"]
 
-# pattern indexes in queries/python-tags.scm
-_CLASS, _FUNC, _CALL, _IMPORT, _IMPORT_FROM, _ASSIGN, _ATTR_ASSIGN, _PARAM, _PARAM_DEFAULT = range(9)
 
 
 def is_test_file(path: str) -> bool:
@@ -120,8 +118,8 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
 
     matches = QueryCursor(tags_query("python")).matches(root)
     defs = sorted(
-        ((caps["definition.class" if idx == _CLASS else "definition.function"][0], idx)
-         for idx, caps in matches if idx in (_CLASS, _FUNC)),
+        ((caps["definition.class"][0], True) if "definition.class" in caps else (caps["definition.function"][0], False)
+         for _, caps in matches if "definition.class" in caps or "definition.function" in caps),
         key=lambda p: p[0].start_byte,
     )
     scopes = _Scopes()
@@ -131,7 +129,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
     kinds: dict[str, str] = {}
     secondary: list[str] = []
     class_bases: dict[str, list[str]] = {}
-    for node, idx in defs:
+    for node, is_class in defs:
         while stack and node.start_byte >= stack[-1][0]:
             stack.pop()
         parent_id, parent_qual, parent_kind = (stack[-1][2], stack[-1][3], stack[-1][4]) if stack else (fid, "", "file")
@@ -151,7 +149,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
                 qualname = f"{qualname}#{seen[qualname]}"
         oid = object_id(repo, path, qualname)
         body = node.child_by_field_name("body")
-        if idx == _CLASS:
+        if is_class:
             kind = "class"
             bases = []
             supers = node.child_by_field_name("superclasses")
@@ -193,7 +191,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
     imports: list[dict[str, Any]] = []
     variables: dict[str, set[str]] = {}
     with_assigns: dict[str, dict[str, str]] = {}
-    for idx, caps in matches:
+    for _, caps in matches:
         if "variable" in caps:
             node = caps["variable"][0]
             variables.setdefault(scopes.owner(node.start_byte, fid), set()).add(text(node))
@@ -208,22 +206,23 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
                 cls = facts.parents.get(scopes.owner(node.start_byte, fid))
                 if cls and kinds.get(cls) == "class":
                     variables.setdefault(cls, set()).add(text(node))
-        elif idx == _CALL:
-            callee = caps["name.reference.call"][0]
-            owner = scopes.owner(callee.start_byte, fid)
-            name = dotted(callee)
-            facts.refs.append(RawRef("call", owner, name or text(callee)[:80], start_line(callee),
-                                     {"dynamic": True} if name is None else {}))
-        elif idx in (_IMPORT, _IMPORT_FROM):
+        elif "name.reference.call" in caps:
+            callee_node = caps["name.reference.call"][0]
+            owner = scopes.owner(callee_node.start_byte, fid)
+            callee_name = dotted(callee_node)
+            facts.refs.append(RawRef("call", owner, callee_name or text(callee_node)[:80],
+                                     start_line(callee_node),
+                                     {"dynamic": True} if callee_name is None else {}))
+        elif "reference.import" in caps:
             node = caps["reference.import"][0]
             owner = scopes.owner(node.start_byte, fid)
             imports.extend(_imports(node, owner))
-        elif idx == _ASSIGN:
+        elif "assign" in caps:
             owner = scopes.owner(caps["assign"][0].start_byte, fid)
             callee = dotted(caps["assign.callee"][0])
             if callee:
                 assigns.setdefault(owner, {})[text(caps["assign.target"][0])] = callee
-        elif idx == _ATTR_ASSIGN:
+        elif "assign.attr" in caps:
             if text(caps["assign.attr.object"][0]) not in ("self", "cls"):
                 continue
             owner = scopes.owner(caps["assign.attr"][0].start_byte, fid)
@@ -231,7 +230,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
             callee = dotted(caps["assign.attr.callee"][0])
             if cls and callee and kinds.get(cls) == "class":
                 attr_assigns.setdefault(cls, {})[text(caps["assign.attr.name"][0])] = callee
-        elif idx in (_PARAM, _PARAM_DEFAULT):
+        elif "param.name" in caps:
             pname = caps["param.name"][0]
             owner = scopes.owner(pname.start_byte, fid)
             ptype = caps["param.type"][0]
