@@ -38,6 +38,14 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
 
 LANGUAGES: tuple[str, ...] = tuple(sorted(_GRAMMARS))
 
+#: languages whose files import each other and are resolved together
+_FAMILY = {"typescript": "javascript", "tsx": "javascript"}
+
+
+def language_family(language: str) -> str:
+    """The group a language is resolved in (JavaScript, TypeScript and TSX share one)."""
+    return _FAMILY.get(language, language)
+
 
 def language_for_path(path: str) -> str | None:
     dot = path.rfind(".")

@@ -20,6 +20,7 @@ from typing import Any
 from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
 from vitalrag.graph.store import GraphStore
 from vitalrag.ingest.facts import FileFacts, Resolution
+from vitalrag.ingest.languages import language_family
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, walk_repository
 from vitalrag.model import (
     CodeObject,
@@ -148,8 +149,10 @@ def build_graph(repo: str, facts: list[FileFacts]) -> tuple[list[CodeObject], li
             packages[f.package_dir] = f.package_name
     for d in sorted(packages):
         dotted = packages[d]
+        # dotted (Python, Java) or an import path (Go: example.com/shop/store)
+        last = dotted.rsplit("/", 1)[-1] if "/" in dotted else dotted.rsplit(".", 1)[-1]
         objects.append(CodeObject(
-            id=module_id(repo, d), kind="module", name=dotted.rsplit(".", 1)[-1] or d.rsplit("/", 1)[-1],
+            id=module_id(repo, d), kind="module", name=last or d.rsplit("/", 1)[-1],
             qualname=dotted or d, repo=repo, path=d + "/",
         ))
         edges.append(Edge(_container_of_dir(repo, d, packages), module_id(repo, d), "CONTAINS"))
@@ -214,7 +217,7 @@ def index_repository(
     skipped = list(walked.skipped) + [p for p in parsed if isinstance(p, Skipped)]
     by_language: dict[str, list[FileFacts]] = {}
     for f in facts:
-        by_language.setdefault(f.language, []).append(f)
+        by_language.setdefault(language_family(f.language), []).append(f)
     for language, group in sorted(by_language.items()):
         # a language may need to see every file before packages are known (Python's __init__.py)
         prepare = getattr(language_module(language), "prepare", None)

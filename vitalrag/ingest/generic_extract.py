@@ -1,0 +1,284 @@
+"""The shared, query-driven half of extraction for the tree-sitter languages.
+
+The tag query (``queries/<lang>-tags.scm``) says where definitions and call
+sites are; this module turns them into code objects. Nesting gives qualified
+names and containers; a per-language ``Support`` adds what a query cannot say:
+which functions are tests, a Go method's receiver, C# overload parameters, the
+doc comment markers, and the file's imports and namespace.
+
+Capture names follow aider: ``@definition.<kind>`` on the definition node and
+``@name.definition.<kind>`` on its name. Kinds ``module`` (a TypeScript
+namespace, a Rust inline ``mod``) and ``impl`` (a Rust ``impl`` block) are
+scopes: they prefix qualified names but make no object. A method inside a scope
+whose qualified name is a type of the same file is contained by that type.
+Calls outside every definition (module-level code) are not recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tree_sitter import Node, QueryCursor
+
+from vitalrag.ingest.facts import FileFacts, RawRef, content_hash, dedupe_ids
+from vitalrag.ingest.languages import parser, tags_query
+from vitalrag.ingest.treesitter import end_line, start_line, syntax_problem, text
+from vitalrag.model import TYPE_KINDS, CodeObject, file_id, object_id
+
+_WS = re.compile(r"\s+")
+#: leading children that are not part of a signature
+_PREAMBLE = frozenset({"attribute_list", "decorator", "comment"})
+_SCOPES = frozenset({"module", "impl"})
+_OBJECT_KINDS = frozenset({"class", "interface", "enum", "function", "method"})
+#: a function directly inside one of these is a method
+_MEMBER_OF = frozenset({"class", "interface", "enum", "impl"})
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One definition found by the query, before qualified names are known.
+
+    A language's ``refine`` may change ``kind`` (tests), set ``owner`` (the
+    qualified name of the type a Go method belongs to) or ``params`` (the
+    parameter types that tell C# overloads apart), or drop the candidate.
+    """
+
+    kind: str
+    name: str
+    node: Node
+    outer: Node
+    owner: str | None = None
+    params: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """What one language adds to the shared extractor."""
+
+    #: parent node types that belong to the definition (``export``, a one-spec ``type (...)``)
+    wrappers: frozenset[str]
+    #: comment node types
+    comments: frozenset[str]
+    #: doc text from the contiguous comments right before a definition (in order)
+    docstring: Callable[[list[str]], str]
+    #: adjust or drop a candidate; gets the file path too
+    refine: Callable[[Candidate, str], Candidate | None]
+    #: the written name of a call's callee node, or None when it is not worth resolving
+    call_name: Callable[[Node], str | None]
+    #: add imports, namespace and package facts of the file
+    annotate: Callable[[Node, FileFacts], None]
+    #: sibling node types before a definition that belong to it (Rust ``#[attr]``)
+    attributes: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class _Entry:
+    cand: Candidate
+    qualname: str
+    #: the enclosing object's entry, None for the file
+    parent: _Entry | None
+    #: qualified name of the type a scope or receiver names; its container if found in the file
+    owner: str | None = None
+    index: int = -1  # position in ``objects`` (objects only)
+
+
+def lift(node: Node, wrappers: frozenset[str]) -> Node:
+    """The node with the parents that only wrap it (``export``, a one-declarator ``const``)."""
+    out = node
+    while out.parent is not None and out.parent.type in wrappers and out.parent.named_child_count == 1:
+        out = out.parent
+    # ``export`` wraps one declaration but may also hold decorators and comments
+    if out.parent is not None and out.parent.type == "export_statement":
+        out = out.parent
+    return out
+
+
+def leading_comments(node: Node, support: Support) -> list[str]:
+    """The comments right before ``node`` (no blank line between), in source order."""
+    out: list[str] = []
+    cur = node
+    prev = node.prev_sibling
+    while prev is not None and prev.type in support.attributes:
+        cur, prev = prev, prev.prev_sibling
+    while prev is not None and prev.type in support.comments and end_line(prev) >= start_line(cur) - 1:
+        out.append(text(prev))
+        cur, prev = prev, prev.prev_sibling
+    out.reverse()
+    return out
+
+
+def first_line(node: Node, support: Support) -> int:
+    """Start line including leading attributes (``#[test]``)."""
+    cur = node
+    prev = node.prev_sibling
+    while prev is not None and prev.type in support.attributes:
+        cur, prev = prev, prev.prev_sibling
+    return start_line(cur)
+
+
+def body_of(node: Node) -> Node | None:
+    """The body node, whose start ends the signature."""
+    body = node.child_by_field_name("body")
+    if body is not None:
+        return body
+    for name in ("value", "type"):
+        inner = node.child_by_field_name(name)
+        if inner is not None and inner.type in ("arrow_function", "function_expression"):
+            return inner.child_by_field_name("body")
+        if inner is not None and inner.type in ("struct_type", "interface_type"):
+            return next((c for c in inner.children if c.type in ("{", "field_declaration_list")), None)
+    return None
+
+
+def signature(cand: Candidate, source: bytes, limit: int = 400) -> str:
+    """The declaration up to its body, without attributes and decorators, whitespace collapsed."""
+    start = cand.outer.start_byte
+    for child in cand.outer.children:
+        if child.type not in _PREAMBLE:
+            start = child.start_byte
+            break
+    body = body_of(cand.node)
+    raw = source[start:body.start_byte if body is not None else cand.outer.end_byte]
+    sig = _WS.sub(" ", raw.decode("utf-8", "replace")).strip().rstrip("{").rstrip()
+    sig = sig.removesuffix("=>").rstrip().removesuffix(";").rstrip()
+    return sig if len(sig) <= limit else sig[: limit - 3] + "..."
+
+
+def candidates(root: Node, language: str, support: Support, path: str) -> tuple[list[Candidate], list[Node]]:
+    """Definitions (source order, outer before inner) and callee nodes of the file."""
+    found: list[Candidate] = []
+    calls: list[Node] = []
+    seen: set[int] = set()
+    for _pattern, captures in QueryCursor(tags_query(language)).matches(root):
+        callee = captures.get("name.reference.call")
+        if callee:
+            calls.append(callee[0])
+            continue
+        for capture, nodes in captures.items():
+            if not capture.startswith("definition."):
+                continue
+            kind = capture.removeprefix("definition.")
+            names = captures.get(f"name.{capture}")
+            if not names or not nodes:
+                continue
+            node = nodes[0]
+            if node.id in seen:
+                continue
+            seen.add(node.id)
+            cand = Candidate(kind, text(names[0]), node, lift(node, support.wrappers))
+            refined = support.refine(cand, path)
+            if refined is not None and refined.name:
+                found.append(refined)
+    found.sort(key=lambda c: (c.node.start_byte, -c.node.end_byte))
+    return found, calls
+
+
+def extract_file(repo: str, path: str, text_: str, language: str, support: Support) -> FileFacts:
+    source = text_.encode("utf-8")
+    root = parser(language).parse(source).root_node
+    lines = text_.splitlines()
+    fid = file_id(repo, path)
+    facts = FileFacts(
+        path=path, language=language,
+        file=CodeObject(id=fid, kind="file", name=os.path.basename(path), qualname=path, repo=repo,
+                        path=path, language=language, start_line=1, end_line=len(lines),
+                        content_hash=content_hash(text_)),
+        text=text_,
+    )
+    problem = syntax_problem(root)
+    if problem:
+        facts.problems.append(problem)
+
+    found, callees = candidates(root, language, support, path)
+    entries = _nest(found)
+    _disambiguate_overloads(entries)
+
+    objects: list[CodeObject] = []
+    for e in entries:
+        if e.cand.kind in _SCOPES:
+            continue
+        c = e.cand
+        first, last = first_line(c.outer, support), end_line(c.outer)
+        e.index = len(objects)
+        objects.append(CodeObject(
+            id=object_id(repo, path, e.qualname), kind=c.kind, name=c.name, qualname=e.qualname, repo=repo,
+            path=path, language=language, start_line=first, end_line=last,
+            signature=signature(c, source),
+            docstring=support.docstring(leading_comments(c.outer, support)),
+            content_hash=content_hash("\n".join(lines[first - 1:last])),
+        ))
+    objects = dedupe_ids(objects)
+    by_qualname: dict[str, int] = {}
+    for e in entries:
+        if e.index >= 0 and objects[e.index].kind in TYPE_KINDS:
+            by_qualname.setdefault(e.qualname, e.index)
+    node_owner: dict[int, str] = {}
+    for e in entries:
+        if e.index < 0:
+            continue
+        parent = e.parent.index if e.parent is not None else -1
+        if e.owner is not None:
+            parent = by_qualname.get(e.owner, parent)
+        facts.parents[objects[e.index].id] = objects[parent].id if parent >= 0 else fid
+        node_owner[e.cand.node.id] = objects[e.index].id
+    facts.objects = objects
+
+    for callee in callees:
+        name = support.call_name(callee)
+        if not name:
+            continue
+        source_id = _enclosing(callee, node_owner)
+        if source_id is not None:
+            facts.refs.append(RawRef("call", source_id, name, start_line(callee)))
+    support.annotate(root, facts)
+    return facts
+
+
+def _nest(found: list[Candidate]) -> list[_Entry]:
+    """Qualified names and containers from nesting (``found`` is outer-before-inner)."""
+    entries: list[_Entry] = []
+    stack: list[_Entry] = []
+    for cand in found:
+        while stack and stack[-1].cand.node.end_byte <= cand.node.start_byte:
+            stack.pop()
+        enclosing = stack[-1] if stack else None
+        if cand.kind == "function" and enclosing is not None and enclosing.cand.kind in _MEMBER_OF:
+            cand.kind = "method"
+        parent = next((s for s in reversed(stack) if s.cand.kind not in _SCOPES), None)
+        if cand.owner is not None:
+            qualname = f"{cand.owner}.{cand.name}"
+            owner: str | None = cand.owner
+        else:
+            prefix = enclosing.qualname if enclosing is not None else ""
+            qualname = f"{prefix}.{cand.name}" if prefix else cand.name
+            # a method of an ``impl`` (or any scope named like a type of this file) belongs to that type
+            owner = enclosing.qualname if enclosing is not None and enclosing.cand.kind in _SCOPES else None
+        entry = _Entry(cand, qualname, parent, owner)
+        entries.append(entry)
+        stack.append(entry)
+    return entries
+
+
+def _disambiguate_overloads(entries: list[_Entry]) -> None:
+    """Overloads (same qualified name, parameter types known) get the types in their name."""
+    counts: dict[str, int] = {}
+    for e in entries:
+        if e.cand.params is not None:
+            counts[e.qualname] = counts.get(e.qualname, 0) + 1
+    for e in entries:
+        if e.cand.params is not None and counts.get(e.qualname, 0) > 1:
+            e.qualname = f"{e.qualname}({e.cand.params})"
+
+
+def _enclosing(node: Node, owners: dict[int, str]) -> str | None:
+    cur = node.parent
+    while cur is not None:
+        found = owners.get(cur.id)
+        if found is not None:
+            return found
+        cur = cur.parent
+    return None
+
