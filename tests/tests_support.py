@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
+from vitalrag.retrieve.dense import HashingEmbedder
+
+FIXTURES = Path(__file__).parent / "fixtures" / "repos"
+
 
 def make_python_tree(root: Path, files: int) -> Path:
     """A package of ``files`` modules, each calling a function of the previous one."""
@@ -18,3 +24,15 @@ def make_python_tree(root: Path, files: int) -> Path:
             f"class C{i}:\n    def g{i}(self):\n        return f{i}()\n"
         )
     return root
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, counting how many texts it was asked to encode."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=64)
+        self.encoded = 0
+
+    def encode(self, texts, progress=None) -> np.ndarray:
+        self.encoded += len(texts)
+        return super().encode(texts, progress)

@@ -32,10 +32,11 @@ def main(verbose: int) -> None:
 
     from vitalrag.cli.output import stderr_console
 
-    logging.basicConfig(level=level, format="%(message)s",
-                        handlers=[RichHandler(console=stderr_console(), show_path=False)])
+    handler = RichHandler(console=stderr_console(), show_path=False, level=level)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler])
 
 
-from vitalrag.cli import index_commands  # noqa: E402  (registers commands on ``main``)
+from vitalrag.cli import index_commands, search_commands  # noqa: E402  (register commands)
 
 index_commands.register(main)
+search_commands.register(main)

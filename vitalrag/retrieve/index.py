@@ -1,0 +1,158 @@
+"""The retrieval index saved beside the graph: views, BM25, FAISS, embedding cache.
+
+Layout under the index folder (the embedded store's folder, or the local folder
+that goes with a Neo4j store)::
+
+    retrieval.json           {"current": "retrieval-<n>"}: the live snapshot
+    retrieval-<n>/meta.json  schema version, view count, model
+    retrieval-<n>/views.json the views, in index order (the id map of both indexes)
+    retrieval-<n>/bm25/      bm25s arrays
+    retrieval-<n>/dense/     vectors.faiss + model.json (absent with --no-embed)
+    embeddings/<model>.npz   vectors by view content hash, reused across builds
+
+A build writes a new snapshot folder and then swaps ``retrieval.json`` with an
+atomic rename, so a reader never sees half an index and a crash leaves the old one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
+from vitalrag.graph.store import GraphStore
+from vitalrag.model import View
+from vitalrag.retrieve.dense import DenseIndex, Embedder, embed_views
+from vitalrag.retrieve.sparse import SparseIndex
+from vitalrag.retrieve.views import ViewConfig, build_views
+
+log = logging.getLogger(__name__)
+
+RETRIEVAL_SCHEMA = 1
+POINTER = "retrieval.json"
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class BuildStats:
+    views: int = 0
+    encoded: int = 0
+    seconds: float = 0.0
+    model: str | None = None
+
+
+@dataclass
+class RetrievalIndex:
+    folder: Path
+    views: list[View]
+    sparse: SparseIndex
+    dense: DenseIndex | None
+    model: str | None
+    by_id: dict[str, int] = field(default_factory=dict)
+    #: object name -> object ids (graph-walk anchors), from body/signature views
+    names: dict[str, list[str]] = field(default_factory=dict)
+    #: object id -> positions of its views
+    by_object: dict[str, list[int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_id = {v.id: i for i, v in enumerate(self.views)}
+        names: dict[str, set[str]] = defaultdict(set)
+        by_object: dict[str, list[int]] = defaultdict(list)
+        for i, v in enumerate(self.views):
+            by_object[v.object_id].append(i)
+            if v.kind in ("body", "signature") and v.identifier:
+                names[v.identifier].add(v.object_id)
+        self.names = {k: sorted(s) for k, s in names.items()}
+        self.by_object = dict(by_object)
+
+    # -- building ---------------------------------------------------------------
+    @classmethod
+    def build(cls, store: GraphStore, folder: str | os.PathLike[str], *, embedder: Embedder | None,
+              repos: Sequence[str] | None = None, config: ViewConfig = ViewConfig(),
+              progress: Progress | None = None) -> tuple[RetrievalIndex, BuildStats]:
+        """Views of every repository in the store, indexed for BM25 and (with an
+        embedder) dense search; saved as the new live snapshot."""
+        started = time.perf_counter()
+        root = Path(folder)
+        views: list[View] = []
+        for repo in repos if repos is not None else store.repositories():
+            views.extend(build_views(store, repo, config=config))
+        stats = BuildStats(views=len(views))
+        texts = [v.text for v in views]
+        sparse = SparseIndex.build(texts)
+        dense = None
+        model = None
+        if embedder is not None:
+            vectors, stats.encoded = embed_views([v.content_hash for v in views], texts, embedder,
+                                                 root / "embeddings", progress)
+            dense = DenseIndex.build(vectors, embedder.name)
+            model = stats.model = embedder.name
+        index = cls(root, views, sparse, dense, model)
+        index.save()
+        stats.seconds = time.perf_counter() - started
+        return index, stats
+
+    def save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        snap = Path(tempfile.mkdtemp(prefix="retrieval-", dir=self.folder))
+        try:
+            (snap / "views.json").write_text(json.dumps([v.to_dict() for v in self.views],
+                                                        ensure_ascii=False), encoding="utf-8")
+            self.sparse.save(snap / "bm25")
+            if self.dense is not None:
+                self.dense.save(snap / "dense")
+            (snap / "meta.json").write_text(json.dumps(
+                {"schema_version": RETRIEVAL_SCHEMA, "views": len(self.views), "model": self.model}))
+            old = _current(self.folder)
+            tmp_pointer = self.folder / f".{POINTER}.tmp"
+            tmp_pointer.write_text(json.dumps({"current": snap.name}))
+            os.replace(tmp_pointer, self.folder / POINTER)
+        except BaseException:
+            shutil.rmtree(snap, ignore_errors=True)
+            raise
+        if old is not None and old != snap.name:
+            shutil.rmtree(self.folder / old, ignore_errors=True)
+
+    # -- loading ----------------------------------------------------------------
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str]) -> RetrievalIndex:
+        root = Path(folder)
+        current = _current(root)
+        if current is None:
+            raise StoreNotFound(f"no retrieval index in {root} (run `vitalrag index PATH` first)")
+        snap = root / current
+        try:
+            meta = json.loads((snap / "meta.json").read_text())
+            if meta.get("schema_version") != RETRIEVAL_SCHEMA:
+                raise SchemaMismatch(f"retrieval index {snap} has schema version "
+                                     f"{meta.get('schema_version')}, expected {RETRIEVAL_SCHEMA}: re-index")
+            views = [View.from_dict(d) for d in json.loads((snap / "views.json").read_text(encoding="utf-8"))]
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
+        sparse = SparseIndex.load(snap / "bm25", len(views))
+        dense = DenseIndex.load(snap / "dense")
+        return cls(root, views, sparse, dense, meta.get("model"))
+
+    def size_on_disk(self) -> int:
+        current = _current(self.folder)
+        paths = [self.folder / current] if current else []
+        paths.append(self.folder / "embeddings")
+        return sum(p.stat().st_size for base in paths if base.exists() for p in base.rglob("*") if p.is_file())
+
+
+def _current(folder: Path) -> str | None:
+    try:
+        return str(json.loads((folder / POINTER).read_text())["current"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError) as exc:
+        raise StoreCorrupt(f"cannot read {folder / POINTER}: {exc}") from exc

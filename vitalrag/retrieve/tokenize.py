@@ -1,0 +1,84 @@
+"""Code-aware tokens: identifiers whole and split on snake_case and camelCase.
+
+``code_tokens`` feeds BM25 (a list, repetitions kept, so term frequency counts);
+``identifier_tokens`` is the set T(x) the allocator's companion gate and
+query-centred windows compare. Both drop the reserved words of the languages we
+index: a query saying "for", "class" or "using" has not named any code.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+_IDENT = re.compile(r"[^\W\d]\w*")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+")
+
+_PYTHON = """False None True and as assert async await break class continue def del elif
+else except finally for from global if import in is lambda nonlocal not or pass raise
+return try while with yield self cls"""
+_JAVA = """abstract assert boolean break byte case catch char class const continue default
+do double else enum extends final finally float for goto if implements import instanceof
+int interface long native new package private protected public return short static
+strictfp super switch synchronized this throw throws transient try void volatile while
+null true false"""
+_JS_TS = """break case catch class const continue debugger default delete do else export
+extends finally for function if import in instanceof new return super switch this throw
+try typeof var void while with yield let static enum await implements package protected
+interface private public null undefined true false async"""
+_GO = """break case chan const continue default defer else fallthrough for func go goto if
+import interface map package range return select struct switch type var nil"""
+_RUST = """as break const continue crate else enum extern false fn for if impl in let loop
+match mod move mut pub ref return self static struct super trait true type unsafe use
+where while async await dyn"""
+_CSHARP = """abstract as base bool break byte case catch char checked class const continue
+decimal default delegate do double else enum event explicit extern false finally fixed
+float for foreach goto if implicit in int interface internal is lock long namespace new
+null object operator out override params private protected public readonly ref return
+sbyte sealed short sizeof stackalloc static string struct switch this throw true try
+typeof uint ulong unchecked unsafe ushort using virtual void volatile while"""
+_C_CPP = """auto break case char const continue default do double else enum extern float
+for goto if int long register return short signed sizeof static struct switch typedef
+union unsigned void volatile while"""
+
+#: reserved words of Python, Java, JavaScript/TypeScript, Go, Rust, C#, C/C++ (casefolded)
+KEYWORDS: frozenset[str] = frozenset(
+    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP)
+    for w in block.split()
+)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def identifier_parts(ident: str) -> tuple[str, ...]:
+    """``parseHTTPResponse_v2`` -> the whole identifier and its parts, casefolded,
+    keywords dropped, sorted."""
+    parts = {ident.casefold()}
+    for chunk in ident.split("_"):
+        if chunk:
+            parts.add(chunk.casefold())
+            parts.update(p.casefold() for p in _CAMEL_PART.findall(chunk))
+    return tuple(sorted(p for p in parts if p not in KEYWORDS))
+
+
+def identifier_tokens(text: str) -> frozenset[str]:
+    """T(x): the set of identifier-like tokens of ``text``."""
+    out: set[str] = set()
+    for ident in set(_IDENT.findall(text)):
+        out.update(identifier_parts(ident))
+    return frozenset(out)
+
+
+#: English function words: in a natural-language query they name no code
+STOPWORDS: frozenset[str] = frozenset("""a an the of to in on at by for from with without into onto
+and or but not no is are was were be been being it its this that these those there here what which
+who whom whose when where why how do does did done can could should would will shall may might must
+i me my we our you your he she they them their than then so such very just also only""".split())
+
+
+def code_tokens(text: str) -> list[str]:
+    """Tokens for BM25: every identifier occurrence contributes its whole form
+    and its parts (single letters and English function words dropped)."""
+    out: list[str] = []
+    for ident in _IDENT.findall(text):
+        out.extend(p for p in identifier_parts(ident) if len(p) > 1 and p not in STOPWORDS)
+    return out
