@@ -11,6 +11,7 @@
      |    +-- StoreUnavailable   a server store cannot be reached
      |    +-- StoreAuthError     a server store refused the credentials
      +-- ObjectNotFound          an object id that is not in the store
+     +-- EncodingFileError       the packaged tokenizer vocabulary is missing or not the official file
 
 The CLI turns every ``VitalRAGError`` into one line on stderr and a non-zero
 exit; anything else is a bug and keeps its traceback.
@@ -61,3 +62,7 @@ class StoreAuthError(StoreError):
 
 class ObjectNotFound(VitalRAGError):
     pass
+
+
+class EncodingFileError(VitalRAGError):
+    """The packaged vocabulary file is missing, unreadable or not the official one."""

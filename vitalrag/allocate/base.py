@@ -1,0 +1,237 @@
+"""What every allocation policy shares: parameters, the ranked candidates, the
+``Policy`` seam, and the two ways of turning selected items into text.
+
+- ``render_with_authority``: token authority (paper Eq. 4) and query-centred
+  windows; used by VITAL-RAG and the ablations that keep rendering.
+- ``render_without_authority``: each item's text from its start, clipped at
+  the per-object cap, in order until the budget runs out; used by the controls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+from vitalrag.allocate.provenance import (
+    ObjectKey,
+    identifier_tokens,
+    normalise_path,
+    object_file,
+    object_identifier,
+    object_key,
+)
+from vitalrag.allocate.record import AllocationRecord, Role, SlotRecord, ViewDecision, ViewStatus
+from vitalrag.allocate.render import (
+    Rendering,
+    full_rendering,
+    render_prefix,
+    render_window,
+)
+from vitalrag.allocate.source import ObjectSource, ObjectText, first_signature
+from vitalrag.errors import InputError
+from vitalrag.model import ScoredView, View
+from vitalrag.tokens import TokenCounter
+
+
+@dataclass(frozen=True, slots=True)
+class AllocationParams:
+    """K slots, token budget B, per-object cap b_obj and floor b_min (paper 5.4)."""
+
+    budget: int = 4096
+    k: int = 5
+    b_obj: int = 1024
+    b_min: int = 128
+
+    def __post_init__(self) -> None:
+        for name in ("budget", "k", "b_obj", "b_min"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError(f"allocation parameter {name} must be a whole number >= 0, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class RankedView:
+    """A candidate in retrieval order: ``rank`` 1 is the strongest."""
+
+    rank: int
+    view: View
+    score: float
+    key: ObjectKey
+
+    @property
+    def file(self) -> str:
+        return object_file(self.view)
+
+
+SameFileFn = Callable[[Sequence[ObjectKey]], Mapping[ObjectKey, frozenset[ObjectKey]]]
+
+
+@dataclass(frozen=True, slots=True)
+class AllocationRequest:
+    query: str
+    ranked: tuple[RankedView, ...]
+    params: AllocationParams
+    source: ObjectSource
+    counter: TokenCounter
+    query_tokens: frozenset[str]
+    #: same-file peers of the given keys, for the keys the source or store knows
+    same_file: SameFileFn
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """C(q) and the record that explains it; ``parts`` are the renderings in
+    slot order (``text`` is their concatenation)."""
+
+    text: str
+    record: AllocationRecord
+    parts: tuple[str, ...] = ()
+
+    @property
+    def tokens(self) -> int:
+        return self.record.tokens
+
+
+class Policy(Protocol):
+    """One way of filling K slots and a token budget from ranked views."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    def allocate(self, request: AllocationRequest) -> Allocation: ...
+
+
+def rank_views(views: Sequence[ScoredView]) -> tuple[RankedView, ...]:
+    """The retrieval order: score descending, then input order."""
+    for sv in views:
+        if not isinstance(sv.score, (int, float)) or math.isnan(sv.score):
+            raise InputError(f"view {sv.view.id!r} has score {sv.score!r}; scores must be numbers")
+    order = sorted(range(len(views)), key=lambda i: (-views[i].score, i))
+    return tuple(RankedView(r + 1, views[i].view, float(views[i].score), object_key(views[i].view))
+                 for r, i in enumerate(order))
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """A selected candidate about to be rendered."""
+
+    key: str
+    role: Role
+    rep: RankedView
+    text: ObjectText
+    reason: str
+
+
+def view_text(rv: RankedView) -> ObjectText:
+    """A view rendered as itself (view-level controls, the no-quotient ablation)."""
+    v = rv.view
+    lines = tuple(v.text.splitlines())
+    return ObjectText(f"view:{v.id}", v.path, object_identifier(v), first_signature(lines),
+                      v.start_line or 1, lines, f"{v.repo}:{normalise_path(v.path)}")
+
+
+def token_authority(d: Sequence[int], budget: int, b_obj: int, b_min: int) -> list[int]:
+    """Eq. 4: b_i = min(d_i, b_obj, [R_i - (m - i) * beta]+), R_i the budget not yet
+    granted, beta = b_min when every object can get its floor, else 0."""
+    m = len(d)
+    beta = b_min if budget >= m * b_min else 0
+    shares: list[int] = []
+    granted = 0
+    for i, d_i in enumerate(d, start=1):
+        left = budget - granted
+        b_i = min(d_i, b_obj, max(left - (m - i) * beta, 0))
+        shares.append(b_i)
+        granted += b_i
+    return shares
+
+
+def _slot(i: int, item: Item, r: Rendering, b: int) -> SlotRecord:
+    return SlotRecord(
+        slot=i, key=item.key, object_key=item.rep.key, role=item.role, score=item.rep.score,
+        view_id=item.rep.view.id, path=item.text.path, identifier=item.text.identifier,
+        d=r.full_tokens, b=b, tokens=r.tokens, clipped=r.clipped, spans=r.spans,
+        reason=item.reason,
+    )
+
+
+def render_with_authority(items: Sequence[Item], request: AllocationRequest
+                          ) -> tuple[list[str], list[SlotRecord]]:
+    """Token authority, then each item's largest query-centred rendering within b_i."""
+    counter, p = request.counter, request.params
+    fulls = [full_rendering(item.text, counter) for item in items]
+    shares = token_authority([f.tokens for f in fulls], p.budget, p.b_obj, p.b_min)
+    texts, slots = [], []
+    for i, (item, full, b) in enumerate(zip(items, fulls, shares), start=1):
+        r = render_window(item.text, request.query_tokens, b, counter, full=full)
+        texts.append(r.text)
+        slots.append(_slot(i, item, r, b))
+    return texts, slots
+
+
+def render_without_authority(items: Sequence[Item], request: AllocationRequest
+                             ) -> tuple[list[str], list[SlotRecord]]:
+    """Each item from its start, clipped at min(b_obj, budget left), in order."""
+    counter, p = request.counter, request.params
+    left = p.budget
+    texts, slots = [], []
+    for i, item in enumerate(items, start=1):
+        allowance = min(p.b_obj, left)
+        r = render_prefix(item.text, allowance, counter)
+        left -= r.tokens
+        texts.append(r.text)
+        slots.append(_slot(i, item, r, allowance))
+    return texts, slots
+
+
+def finish(policy: str, request: AllocationRequest, items: Sequence[Item],
+           decisions: Mapping[int, Fate], *, authority: bool,
+           extra_params: Mapping[str, Any] | None = None) -> Allocation:
+    """Render ``items`` and assemble C(q) with its record."""
+    render = render_with_authority if authority else render_without_authority
+    texts, slots = render(items, request)
+    slot_of_view = {s.view_id: s.slot for s in slots}
+    views = []
+    for rv in request.ranked:
+        d = decisions[rv.rank]
+        target = rv.view.id if d.status == "representative" else d.merged_into
+        slot = slot_of_view.get(target) if target is not None and d.status != "dropped" else None
+        views.append(ViewDecision(rv.view.id, rv.rank, rv.score, rv.key, d.status, d.reason,
+                                  d.merged_into, slot))
+    p = request.params
+    params: dict[str, Any] = {"budget": p.budget, "k": p.k, "b_obj": p.b_obj, "b_min": p.b_min,
+                              "encoding": request.counter.name,
+                              "rendering": "token-authority" if authority else "prefix"}
+    params.update(extra_params or {})
+    record = AllocationRecord(
+        policy=policy, params=params, query=request.query,
+        query_tokens=tuple(sorted(request.query_tokens)), views=tuple(views),
+        slots=tuple(slots), tokens=sum(s.tokens for s in slots),
+    )
+    return Allocation("".join(texts), record, tuple(texts))
+
+
+class Fate(NamedTuple):
+    """A policy's verdict on one view, before slots are numbered."""
+
+    status: ViewStatus
+    reason: str
+    merged_into: str | None = None
+
+
+def make_request(query: str, views: Sequence[ScoredView], params: AllocationParams,
+                 source: ObjectSource, counter: TokenCounter,
+                 same_file: SameFileFn | None = None) -> AllocationRequest:
+    return AllocationRequest(query, rank_views(views), params, source, counter,
+                             identifier_tokens(query), same_file or source.same_file)
+
+
+__all__ = [
+    "Allocation", "AllocationParams", "AllocationRequest", "Fate", "Item", "Policy", "RankedView",
+    "finish", "make_request", "rank_views",
+    "render_with_authority", "render_without_authority", "token_authority", "view_text",
+]

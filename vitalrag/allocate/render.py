@@ -1,0 +1,225 @@
+"""Line-complete renderings of one object within a token share (paper 5.4).
+
+A rendering is a compact descriptor followed by a contiguous window of the
+object's source lines::
+
+    --- src/pkg/mod.py:12-40 Parser.parse
+    --- sig: def parse(self, text: str) -> Tree:     (only when the window starts below line 12)
+    <source lines>
+
+Whole lines only: a window never ends inside a line, and a line that does not
+fit is left out rather than cut. Every rendering starts with ``---`` and ends
+with a newline, so BPE never merges across two renderings and the tokens of a
+concatenation are the sum of the parts.
+
+Growth is estimated with cached per-line counts and then checked with an exact
+count of the joined text, because BPE merges some pieces across lines (runs of
+blank lines) and a sum of line counts is not the count of their join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from vitalrag.allocate.provenance import identifier_tokens
+from vitalrag.allocate.source import ObjectText
+from vitalrag.tokens import TokenCounter
+
+_UP, _DOWN = -1, 1
+
+
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    """One object's text in the context: ``tokens`` exact, ``full_tokens`` the
+    unclipped rendering's (d_i), ``spans`` the source lines shown (inclusive)."""
+
+    text: str
+    tokens: int
+    full_tokens: int
+    spans: tuple[tuple[int, int], ...]
+
+    @property
+    def clipped(self) -> bool:
+        return self.tokens < self.full_tokens
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def descriptor(obj: ObjectText) -> str:
+    """``--- path:start-end identifier``: where the lines below come from."""
+    span = f":{obj.start_line}-{obj.end_line}" if obj.lines else ""
+    return f"--- {_one_line(obj.path)}{span} {_one_line(obj.identifier)}".rstrip() + "\n"
+
+
+def signature_line(obj: ObjectText) -> str:
+    """The signature, shown when the window does not reach the object's first line."""
+    sig = _one_line(obj.signature)
+    return f"--- sig: {sig}\n" if sig else ""
+
+
+def unclipped(obj: ObjectText) -> str:
+    """The rendering with no budget: descriptor and every line (rho-bar, whose
+    tokens are d_i). The window starts at the first line, so no signature line."""
+    return descriptor(obj) + "".join(line + "\n" for line in obj.lines)
+
+
+def full_rendering(obj: ObjectText, counter: TokenCounter) -> Rendering:
+    text = unclipped(obj)
+    n = counter.count(text)
+    spans = ((obj.start_line, obj.end_line),) if obj.lines else ()
+    return Rendering(text, n, n, spans)
+
+
+def line_scores(lines: Sequence[str], query_tokens: frozenset[str]) -> list[int]:
+    """How many distinct query tokens each line contains."""
+    if not query_tokens:
+        return [0] * len(lines)
+    out = []
+    for line in lines:
+        # a token of the line contains a query token as a substring, so lines
+        # without one score 0 and skip the tokenizer (big classes have thousands)
+        folded = line.casefold()
+        if any(t in folded for t in query_tokens):
+            out.append(len(identifier_tokens(line) & query_tokens))
+        else:
+            out.append(0)
+    return out
+
+
+def render_window(obj: ObjectText, query_tokens: frozenset[str], budget: int,
+                  counter: TokenCounter, *, full: Rendering | None = None) -> Rendering:
+    """The largest line-complete rendering of ``obj`` within ``budget`` tokens,
+    its window centred on the line that best matches the query.
+
+    The window starts at the line sharing most query tokens (the first such;
+    the object's first line when none matches) and grows one line at a time
+    toward the neighbour that matches more (the shorter side on ties, upward
+    first) while the rendering fits. Query tokens that only name the object
+    itself do not score lines: the descriptor already names it, and they would
+    pull every window back to the definition line."""
+    full = full or full_rendering(obj, counter)
+    if full.tokens <= budget:
+        return full
+    scores = line_scores(obj.lines, query_tokens - identifier_tokens(obj.identifier))
+    anchor = max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
+    return _grow(obj, budget, counter, full, anchor, scores)
+
+
+def render_prefix(obj: ObjectText, budget: int, counter: TokenCounter, *,
+                  full: Rendering | None = None) -> Rendering:
+    """The descriptor and the object's lines from its first line, as many whole
+    lines as fit in ``budget``: how the controls clip, without a query."""
+    full = full or full_rendering(obj, counter)
+    if full.tokens <= budget:
+        return full
+    return _grow(obj, budget, counter, full, 0, None)
+
+
+def _grow(obj: ObjectText, budget: int, counter: TokenCounter, full: Rendering,
+          anchor: int, scores: list[int] | None) -> Rendering:
+    head = descriptor(obj)
+    head_t = counter.count(head)
+    if head_t > budget:
+        return Rendering("", 0, full.tokens, ())
+    sig = signature_line(obj)
+    sig_t = counter.count(sig)
+    lines = [line + "\n" for line in obj.lines]
+    n = len(lines)
+    # counted on demand: a window of b_obj tokens touches a few dozen lines of
+    # an object that may have thousands
+    known: dict[int, int] = {}
+
+    def cost(j: int) -> int:
+        c = known.get(j)
+        if c is None:
+            c = known[j] = counter.count_lines((lines[j],))[0]
+        return c
+
+    def build(lo: int, hi: int) -> str:
+        return head + (sig if lo > 0 else "") + "".join(lines[lo:hi + 1])
+
+    def header_only() -> Rendering:
+        text = head + sig
+        t = counter.count(text)
+        if t > budget:
+            text, t = head, head_t
+        return Rendering(text, t, full.tokens, ())
+
+    if n == 0 or head_t + (sig_t if anchor > 0 else 0) + cost(anchor) > budget:
+        return header_only()
+
+    lo = hi = anchor
+    steps: list[int] = []
+    taken = {_UP: 0, _DOWN: 0}
+
+    def options() -> list[int]:
+        sides = []
+        if lo > 0:
+            sides.append(_UP)
+        if hi < n - 1:
+            sides.append(_DOWN)
+        if scores is None or len(sides) < 2:
+            return sides
+        up, down = scores[lo - 1], scores[hi + 1]
+        if up != down:
+            return [_UP, _DOWN] if up > down else [_DOWN, _UP]
+        return [_UP, _DOWN] if taken[_UP] <= taken[_DOWN] else [_DOWN, _UP]
+
+    def step_cost(side: int) -> int:
+        if side == _UP:
+            # reaching the first line makes the signature line redundant
+            return cost(lo - 1) - (sig_t if lo - 1 == 0 else 0)
+        return cost(hi + 1)
+
+    def apply(side: int) -> None:
+        nonlocal lo, hi
+        if side == _UP:
+            lo -= 1
+        else:
+            hi += 1
+        steps.append(side)
+        taken[side] += 1
+
+    def undo() -> None:
+        nonlocal lo, hi
+        side = steps.pop()
+        taken[side] -= 1
+        if side == _UP:
+            lo += 1
+        else:
+            hi -= 1
+
+    # Estimated growth from an exact base, then an exact check; repeat while the
+    # estimate (which usually over-counts slightly) still leaves room.
+    text = build(lo, hi)
+    exact = counter.count(text)
+    while True:
+        est = exact
+        grown = 0
+        while True:
+            for side in options():
+                c = step_cost(side)
+                if est + c <= budget:
+                    apply(side)
+                    est += c
+                    grown += 1
+                    break
+            else:
+                break
+        if not grown:
+            break
+        text = build(lo, hi)
+        exact = counter.count(text)
+        if exact > budget:
+            while exact > budget and grown:
+                undo()
+                grown -= 1
+                text = build(lo, hi)
+                exact = counter.count(text)
+            break
+    if exact > budget:
+        return header_only()
+    return Rendering(text, exact, full.tokens, ((obj.start_line + lo, obj.start_line + hi),))
