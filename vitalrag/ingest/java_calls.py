@@ -1,0 +1,337 @@
+"""Java: the static type of an expression, and the method a call reaches.
+
+A call resolves its receiver's static type (locals, parameters and fields with a
+declared type, ``this``/``super``, a type for static calls, ``new`` and casts,
+and calls whose method is in the repository and returns a non-generic type, or
+a platform method ``java_lang`` knows), then looks for the method in that type
+and its supertypes. An unqualified call looks in the enclosing anonymous and
+named classes, innermost first, then in static imports. Overloads are chosen by
+argument count, then by simple argument type inference (fixed arity before
+varargs, as javac); what stays ambiguous raises ``Missing("ambiguous-overload")``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vitalrag.ingest.java_index import (
+    EXTERNAL,
+    External,
+    JavaIndex,
+    JType,
+    MethodInfo,
+    Missing,
+    Scope,
+    Target,
+    TypeInfo,
+    chain,
+)
+from vitalrag.ingest.java_lang import (
+    ARGUMENT_RETURNS,
+    JAVA_LANG,
+    KNOWN_RETURNS,
+    OBJECT_METHODS,
+    OBJECT_RETURNS,
+    PRIMITIVES,
+    compatibility,
+)
+
+
+class CallResolver:
+    """Types expressions and resolves calls against a ``JavaIndex``."""
+
+    def __init__(self, index: JavaIndex) -> None:
+        self.index = index
+        # an encoding belongs to one reference, so one scope: its type is computed once
+        # (a chain a().b().c() would otherwise be re-typed at every link)
+        self._types: dict[int, JType] = {}
+
+    def type_of(self, enc: dict[str, Any], scope: Scope) -> JType:
+        """The static type of an encoded expression (see ``java_walk.ReferenceWalker.encode``)."""
+        found = self._types.get(id(enc))
+        if found is None:
+            found = self._types[id(enc)] = self._type_of(enc, scope)
+        return found
+
+    def _type_of(self, enc: dict[str, Any], scope: Scope) -> JType:
+        k = enc.get("k")
+        if k == "lit":
+            return JType(name=enc["t"], external=True)
+        if k == "var":
+            declared = enc["t"]
+            if declared.startswith("?"):
+                return JType(reason={"?var": "var-inferred", "?lambda": "lambda-parameter"}.get(
+                    declared, "complex-receiver"))
+            return self.index.declared_type(declared, scope)
+        if k == "new":
+            return self.created_type(enc, scope)
+        if k == "cast":
+            return self.index.resolve_type(enc["t"], scope)
+        if k == "super" and enc.get("q"):  # Iface.super.m()
+            return self.index.resolve_type(enc["q"], scope)
+        if k == "this":
+            if enc.get("q"):
+                return self.index.resolve_type(enc["q"], scope)
+            return JType(info=scope.cls, name=scope.cls.name) if scope.cls else JType(reason="unknown-name")
+        if k == "name":
+            return self._name_type(enc["n"], scope)
+        if k == "field":
+            return self._field_access(enc, scope)
+        if k == "call":
+            try:
+                target = self.resolve_call(enc, scope, "call")
+            except External:
+                return self._external_return(enc, scope)
+            except Missing as exc:
+                return JType(reason="unresolved-receiver" if "overload" in exc.reason else exc.reason)
+            if not isinstance(target, MethodInfo) or not target.returns or target.returns == "void":
+                return JType(reason="complex-receiver")
+            owner = target.owner
+            jt = self.index.resolve_type(target.returns, Scope(owner.file, owner, target.tparams))
+            return JType(reason="generic-return") if jt.reason == "type-variable" else jt
+        if k == "cond":
+            a, b = self.type_of(enc["a"], scope), self.type_of(enc["b"], scope)
+            if a.name == "null":
+                return b
+            if b.name == "null" or a == b:
+                return a
+            return JType(reason="complex-receiver")
+        if k == "elem":
+            of = enc["of"]
+            if of.get("k") == "var" and of["t"].endswith("[]"):
+                return self.index.declared_type(of["t"][:-2], scope)
+            inner = self.type_of(of, scope)
+            if inner.elem is not None:
+                return JType(info=inner.elem, name=inner.elem.name)
+            if inner.external and inner.name.endswith("[]"):
+                elem = inner.name[:-2]
+                if elem in PRIMITIVES or elem in JAVA_LANG or elem.endswith("[]"):
+                    return JType(name=elem, external=True)
+            return JType(reason=inner.reason or "complex-receiver")
+        return JType(reason="complex-receiver")
+
+    def created_type(self, enc: dict[str, Any], scope: Scope) -> JType:
+        """The type a ``new`` makes; ``outer.new Inner()`` finds Inner in outer's type."""
+        name = enc.get("t") or enc["n"]
+        if enc.get("recv") is None:
+            return self.index.resolve_type(name, scope)
+        outer = self.type_of(enc["recv"], scope)
+        if outer.info is None:
+            return outer
+        nested = self.index.member_type(outer.info, name)
+        if nested is not None:
+            return JType(info=nested, name=nested.name)
+        return EXTERNAL if self.index.has_external(outer.info) else JType(reason="unknown-type")
+
+    def _external_return(self, enc: dict[str, Any], scope: Scope) -> JType:
+        """What a platform call returns, where the tables of ``java_lang`` know it."""
+        name = enc["n"]
+        if name in OBJECT_RETURNS:
+            return JType(name=OBJECT_RETURNS[name], external=True)
+        recv = enc.get("recv")
+        owner = ""
+        if recv is not None:
+            rt = self.type_of(recv, scope)
+            if rt.info is not None and rt.info.kind == "enum" and name == "valueOf" and enc.get("args") == 1:
+                return rt  # an enum's implicit valueOf(String)
+            owner = rt.name if rt.external else "Enum" if rt.info is not None and rt.info.kind == "enum" else ""
+        if (owner, name) in ARGUMENT_RETURNS and enc.get("argv"):
+            return self.type_of(enc["argv"][0], scope)
+        known = KNOWN_RETURNS.get((owner, name))
+        return JType(name=known, external=True) if known else JType(reason="untyped-chain")
+
+    def _name_type(self, name: str, scope: Scope) -> JType:
+        for sup, _ in scope.anon:  # a field inherited by an anonymous class
+            st = self.index.resolve_type(sup, scope) if sup else EXTERNAL
+            jt = self.index.field_type(st.info, name) if st.info is not None else None
+            if jt is not None:
+                return jt
+        for c in chain(scope.cls):  # a field of this or an enclosing class
+            jt = self.index.field_type(c, name, own=True)
+            if jt is not None:
+                return jt
+        jt = self.index.resolve_type(name, scope)
+        if jt.info is not None or jt.external:
+            return jt
+        maybe_external = any(self.index.has_external(c) for c in chain(scope.cls))
+        for fqn in scope.file.static_single.get(name, []) + scope.file.static_ondemand:
+            infos = self.index.by_fqn.get(fqn)  # a statically imported field
+            if not infos:
+                maybe_external = True
+                continue
+            field_jt = self.index.field_type(self.index.one(infos, scope.file), name)
+            if field_jt is not None:
+                return field_jt
+        if maybe_external:
+            return EXTERNAL
+        return JType(reason="unknown-name" if jt.reason == "unknown-type" else jt.reason)
+
+    def _field_access(self, enc: dict[str, Any], scope: Scope) -> JType:
+        base = self.type_of(enc["of"], scope)
+        if base.info is not None:
+            jt = self.index.field_type(base.info, enc["n"])
+            if jt is not None:
+                return jt
+            nested = self.index.member_type(base.info, enc["n"])
+            if nested is not None:
+                return JType(info=nested, name=nested.name)
+            return EXTERNAL if self.index.has_external(base.info) else JType(reason="unknown-name")
+        if base.external:
+            return EXTERNAL
+        dotted = _dotted(enc)  # a qualified type name: pkg.Type or Outer.Inner
+        if dotted is not None:
+            try:
+                info = self.index.qualified_type(dotted.split("."), scope.file)
+                return JType(info=info, name=info.name)
+            except Missing as exc:
+                return JType(reason=exc.reason)
+            except External:
+                return EXTERNAL
+        return base
+
+    # ---- calls -------------------------------------------------------------------
+
+    def resolve_call(self, data: dict[str, Any], scope: Scope, mode: str) -> Target:
+        """The method (or constructor-less class) a call reaches; raises Missing / External."""
+        name = data["n"]
+        if mode == "new":
+            jt = self.created_type(data, scope)
+            if jt.info is None:
+                raise External if jt.external else Missing(jt.reason)
+            return self.select(jt.info.ctors, data, scope, jt.info) if jt.info.ctors else jt.info
+        if mode in ("this", "super"):
+            cls = scope.cls
+            if cls is None:
+                raise Missing("unknown-name")
+            target = cls if mode == "this" else self.index.superclass(cls)
+            if target is None or isinstance(target, str):
+                raise External
+            return self.select(target.ctors, data, scope, target) if target.ctors else target
+        recv = data.get("recv")
+        if recv is None:
+            return self._unqualified(data, scope)
+        if recv.get("k") == "super" and not recv.get("q"):
+            sup = self.index.superclass(scope.cls) if scope.cls else None
+            if sup is None or isinstance(sup, str):
+                # super.m() of an interface default or of Object
+                if scope.cls is not None:
+                    for s in self.index.supertypes(scope.cls):
+                        if isinstance(s, TypeInfo) and self.index.methods_named(s, name):
+                            return self.select(self.index.methods_named(s, name), data, scope, s)
+                raise External
+            jt = JType(info=sup)
+        else:
+            jt = self.type_of(recv, scope)
+        if jt.info is None:
+            raise External if jt.external else Missing(jt.reason or "complex-receiver")
+        cands = self.index.methods_named(jt.info, name)
+        if not cands:
+            if self.index.has_external(jt.info) or name in OBJECT_METHODS:
+                raise External
+            raise Missing("unknown-method")
+        return self.select(cands, data, scope, jt.info)
+
+    def _unqualified(self, data: dict[str, Any], scope: Scope) -> Target:
+        name = data["n"]
+        maybe_external = name in OBJECT_METHODS
+        for sup, own in scope.anon:
+            if name in own:
+                raise Missing("anonymous-class")
+            jt = self.index.resolve_type(sup, scope) if sup else EXTERNAL
+            if jt.info is not None:
+                cands = self.index.methods_named(jt.info, name)
+                if cands:
+                    return self.select(cands, data, scope, jt.info)
+                maybe_external = maybe_external or self.index.has_external(jt.info)
+            else:
+                maybe_external = True
+        for c in chain(scope.cls):
+            cands = self.index.methods_named(c, name)
+            if cands:
+                return self.select(cands, data, scope, c, open_world=maybe_external)
+            maybe_external = maybe_external or self.index.has_external(c)
+        file = scope.file
+        owners = list(file.static_single.get(name, ())) + file.static_ondemand
+        for fqn in owners:
+            infos = self.index.by_fqn.get(fqn)
+            if not infos:
+                maybe_external = True
+                continue
+            info = self.index.one(infos, file)
+            cands = self.index.methods_named(info, name)
+            if cands:
+                return self.select(cands, data, scope, info)
+        if maybe_external:
+            raise External
+        raise Missing("unknown-name")
+
+    def select(self, cands: list[MethodInfo], data: dict[str, Any], scope: Scope, where: TypeInfo,
+               open_world: bool = False) -> MethodInfo:
+        """One overload by arity, then by argument types; otherwise ambiguous. With no
+        overload of the right arity, an external supertype of ``where`` (or ``open_world``)
+        may declare the one called."""
+        nargs = data.get("args")
+        if nargs is None:  # a method reference: the name alone must decide
+            if len(cands) == 1:
+                return cands[0]
+            raise Missing("ambiguous-overload")
+        fit = [m for m in cands if len(m.params) == nargs or (m.varargs and nargs >= len(m.params) - 1)]
+        if not fit:
+            if open_world or self.index.has_external(where):
+                raise External
+            raise Missing("no-matching-overload")
+        if len(fit) == 1:
+            return fit[0]
+        args = [self.type_of(a, scope) for a in data.get("argv", ())]
+        # as javac: fixed-arity overloads first, variable-arity ones only if none applies
+        fixed = [m for m in fit if not m.varargs and len(m.params) == nargs]
+        for group in (fixed, fit):
+            applicable = []
+            for m in group:
+                verdicts = [self._compat(arg, m, i) for i, arg in enumerate(args)]
+                if "no" not in verdicts:
+                    applicable.append((m, all(v == "exact" for v in verdicts)))
+            if len(applicable) == 1:
+                return applicable[0][0]
+            exact = [m for m, is_exact in applicable if is_exact]
+            if len(exact) == 1:
+                return exact[0]
+            if applicable:
+                break
+        raise Missing("ambiguous-overload")
+
+    def _compat(self, arg: JType, m: MethodInfo, i: int) -> str:
+        if i >= len(m.params) - 1 and m.varargs:
+            param = m.params[-1][:-3]
+            if i == len(m.params) - 1 and arg.name.endswith("[]"):
+                param += "[]"  # an array passed as the varargs array itself
+        elif i < len(m.params):
+            param = m.params[i]
+        else:
+            return "no"
+        if arg.info is None and not arg.external:
+            return "maybe"
+        owner = m.owner
+        ptype = self.index.resolve_type(param, Scope(owner.file, owner, m.tparams))
+        if ptype.reason == "type-variable":
+            return "exact" if param == arg.name else "maybe"
+        if arg.info is not None:
+            if ptype.info is not None:
+                if ptype.info is arg.info:
+                    return "exact"
+                return "maybe" if ptype.info in self.index.hierarchy(arg.info)[0] else "no"
+            if ptype.external and param in PRIMITIVES:
+                return "no"
+            return "maybe" if param.rsplit(".", 1)[-1] == "Object" or self.index.has_external(arg.info) else "no"
+        if ptype.info is not None:
+            return "maybe" if arg.name == "null" else "no"  # an external type is no repository subtype
+        return compatibility(arg.name, param.rsplit(".", 1)[-1])
+
+
+def _dotted(enc: dict[str, Any]) -> str | None:
+    if enc.get("k") == "name":
+        return str(enc["n"])
+    if enc.get("k") == "field":
+        base = _dotted(enc["of"])
+        return f"{base}.{enc['n']}" if base is not None else None
+    return None

@@ -1,0 +1,382 @@
+"""Java: walk a file's tree for references, knowing each one's scope.
+
+Locals, parameters, lambda parameters and pattern variables are tracked per
+block, so that a receiver or an argument that is a variable carries its
+declared type; fields, enum constants and record components go to their type's
+entry. What a reference needs later (receiver, arguments, enclosing class,
+enclosing anonymous classes) is encoded as plain data for
+``vitalrag.ingest.java_calls``; see ``ReferenceWalker.encode``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tree_sitter import Node
+
+from vitalrag.ingest.facts import RawRef
+from vitalrag.ingest.java_syntax import (
+    PRIMITIVE_TYPES,
+    TYPE_DECLS,
+    TYPE_NODES,
+    erase,
+    formal_params,
+    modifiers,
+    param_type_nodes,
+    type_names,
+    type_params,
+)
+from vitalrag.ingest.treesitter import start_line, text
+from vitalrag.model import CodeObject
+
+_SCOPE_NODES = frozenset({"block", "constructor_body", "for_statement", "enhanced_for_statement",
+                          "catch_clause", "try_with_resources_statement", "lambda_expression",
+                          "switch_block_statement_group", "switch_rule"})
+#: nodes whose subtrees hold nothing the walk records (type uses are read at their declarations)
+_INERT = frozenset({
+    "identifier", "type_identifier", "scoped_type_identifier", "generic_type", "array_type",
+    "integral_type", "floating_point_type", "boolean_type", "void_type", "line_comment", "block_comment",
+    "modifiers", "marker_annotation", "string_literal", "character_literal", "decimal_integer_literal",
+    "hex_integer_literal", "decimal_floating_point_literal", "true", "false", "null_literal",
+    "import_declaration", "package_declaration", "type_parameters", "superclass", "super_interfaces",
+    "extends_interfaces", "throws", "dimensions", "this", "super", "formal_parameters",
+})
+#: nodes ``visit`` acts on (besides definitions)
+_VISITED = frozenset({
+    "class_declaration", "record_declaration", "interface_declaration", "annotation_type_declaration",
+    "enum_declaration", "method_declaration", "constructor_declaration", "compact_constructor_declaration",
+    "annotation_type_element_declaration", "class_body", "local_variable_declaration", "field_declaration",
+    "constant_declaration", "resource", "catch_formal_parameter", "instanceof_expression", "method_invocation",
+    "object_creation_expression", "explicit_constructor_invocation", "method_reference", "enum_constant",
+}) | _SCOPE_NODES
+_LITERALS = {
+    "string_literal": "String", "text_block": "String", "character_literal": "char",
+    "true": "boolean", "false": "boolean", "null_literal": "null", "class_literal": "Class",
+}
+_MAX_DEPTH = 24
+#: enclosing anonymous classes, innermost first: (supertype as written, names of its own methods)
+_Anon = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _arguments(args: Node | None) -> list[Node]:
+    return [a for a in args.named_children if not a.type.endswith("comment")] if args is not None else []
+
+
+class _Scope:
+    __slots__ = ("names", "parent")
+
+    def __init__(self, parent: _Scope | None) -> None:
+        self.names: dict[str, str] = {}
+        self.parent = parent
+
+    def lookup(self, name: str) -> str | None:
+        s: _Scope | None = self
+        while s is not None:
+            found = s.names.get(name)
+            if found is not None:
+                return found
+            s = s.parent
+        return None
+
+
+class _Ctx:
+    """Where the walker is: the object that owns what it finds, the class, the scope."""
+
+    __slots__ = ("owner", "cls", "scope", "anon")
+
+    def __init__(self, owner: str, cls: str | None, scope: _Scope, anon: _Anon) -> None:
+        self.owner = owner
+        self.cls = cls
+        self.scope = scope
+        self.anon = anon
+
+
+class ReferenceWalker:
+    """Collects a file's calls, type uses and supertypes, and its types' fields and methods."""
+
+    def __init__(self, fid: str, by_node: dict[int, CodeObject], parents: dict[str, str]) -> None:
+        self.fid = fid
+        self.by_node = by_node  # declaration node id -> its object
+        self.parents = parents
+        self.refs: list[RawRef] = []
+        self.types: list[dict[str, Any]] = []
+        self.methods: list[dict[str, Any]] = []
+        self.type_info: dict[str, dict[str, Any]] = {}  # type id -> its entry in self.types
+        self.method_tparams: dict[str, dict[str, str]] = {}  # generic method id -> its type parameters
+
+    def walk(self, root: Node) -> None:
+        stack: list[tuple[Node, _Ctx]] = [(root, _Ctx(self.fid, None, _Scope(None), ()))]
+        while stack:
+            node, ctx = stack.pop()
+            if node.type in _INERT:
+                continue
+            ctx = self.visit(node, ctx)
+            stack.extend([(c, ctx) for c in reversed(node.named_children)])
+
+    def visit(self, node: Node, ctx: _Ctx) -> _Ctx:
+        t = node.type
+        if t not in _VISITED:
+            return ctx
+        obj = self.by_node.get(node.id)
+        if obj is not None:
+            if t in TYPE_DECLS:
+                return self.enter_type(node, obj, ctx)
+            return self.enter_method(node, obj, ctx)
+        if t in ("method_declaration", "constructor_declaration"):  # anonymous-class member
+            scope = _Scope(ctx.scope)
+            for ptype, pname in formal_params(node)[0]:
+                scope.names[pname] = ptype.replace("...", "[]")
+            return _Ctx(ctx.owner, ctx.cls, scope, ctx.anon)
+        if t in _SCOPE_NODES:
+            ctx = _Ctx(ctx.owner, ctx.cls, _Scope(ctx.scope), ctx.anon)
+            if t == "lambda_expression":
+                self.lambda_params(node, ctx.scope)
+            elif t == "enhanced_for_statement":
+                vtype = erase(node.child_by_field_name("type"))
+                ctx.scope.names[text(node.child_by_field_name("name"))] = "?var" if vtype == "var" else vtype
+                self.type_refs(node.child_by_field_name("type"), ctx)
+            return ctx
+        if t == "class_body" and node.parent is not None and node.parent.type in (
+                "object_creation_expression", "enum_constant"):
+            if node.parent.type == "object_creation_expression":
+                sup = erase(node.parent.child_by_field_name("type"))
+            else:  # an enum constant's body extends the enum
+                sup = self.type_info[ctx.cls]["name"] if ctx.cls is not None else ""
+            own = tuple(text(m.child_by_field_name("name")) for m in node.named_children
+                        if m.type == "method_declaration")
+            return _Ctx(ctx.owner, ctx.cls, _Scope(ctx.scope), ((sup, own),) + ctx.anon)
+        if t in ("local_variable_declaration", "field_declaration", "constant_declaration", "resource",
+                 "catch_formal_parameter"):
+            self.declare(node, ctx)
+        elif t == "instanceof_expression":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                ctx.scope.names[text(name)] = erase(node.child_by_field_name("right"))
+        elif t == "method_invocation":
+            self.call(node, ctx)
+        elif t == "object_creation_expression":
+            tnode = node.child_by_field_name("type")
+            # ``outer.new Inner()``: the type is a member of the outer expression's type
+            outer = node.children[0] if node.children and node.children[0].is_named else None
+            self.add_call(ctx, "new", erase(tnode), outer, node.child_by_field_name("arguments"), start_line(node))
+        elif t == "explicit_constructor_invocation":
+            ctor = node.child_by_field_name("constructor")
+            mode = "super" if ctor is not None and ctor.type == "super" else "this"
+            self.add_call(ctx, mode, mode, None, node.child_by_field_name("arguments"), start_line(node))
+        elif t == "method_reference":
+            self.method_reference(node, ctx)
+        elif t == "enum_constant" and ctx.cls is not None:
+            enum_name = self.type_info[ctx.cls]["name"]
+            self.type_info[ctx.cls]["fields"][text(node.child_by_field_name("name"))] = enum_name
+            args = node.child_by_field_name("arguments")
+            if args is not None:
+                self.add_call(ctx, "new", enum_name, None, args, start_line(node))
+        return ctx
+
+    def enter_type(self, node: Node, obj: CodeObject, ctx: _Ctx) -> _Ctx:
+        outer = ctx.cls if self.parents.get(obj.id) != self.fid else None
+        tparams = type_params(node)
+        if ctx.owner in self.method_tparams:  # a local class sees its method's type parameters
+            tparams = {**self.method_tparams[ctx.owner], **tparams}
+        entry: dict[str, Any] = {"id": obj.id, "name": obj.name, "qualname": obj.qualname, "kind": obj.kind,
+                                 "decl": node.type, "outer": outer, "tparams": tparams, "fields": {}}
+        self.types.append(entry)
+        self.type_info[obj.id] = entry
+        sup = node.child_by_field_name("superclass")
+        if sup is not None and sup.named_children:
+            self.refs.append(RawRef("inherit", obj.id, erase(sup.named_children[0]), start_line(sup),
+                                    {"rel": "extends"}))
+        ifaces = node.child_by_field_name("interfaces") or next(
+            (c for c in node.named_children if c.type == "extends_interfaces"), None)
+        if ifaces is not None:
+            rel = "extends" if node.type == "interface_declaration" else "implements"
+            tlist = next((c for c in ifaces.named_children if c.type == "type_list"), None)
+            for tnode in tlist.named_children if tlist is not None else ():
+                self.refs.append(RawRef("inherit", obj.id, erase(tnode), start_line(tnode), {"rel": rel}))
+        new_ctx = _Ctx(obj.id, obj.id, _Scope(ctx.scope), ())
+        if node.type == "record_declaration":
+            for ptype, pname in formal_params(node)[0]:
+                entry["fields"][pname] = ptype
+            for tnode in param_type_nodes(node):
+                self.type_refs(tnode, new_ctx)
+        return new_ctx
+
+    def enter_method(self, node: Node, obj: CodeObject, ctx: _Ctx) -> _Ctx:
+        params, varargs = formal_params(node)
+        ctor = node.type in ("constructor_declaration", "compact_constructor_declaration")
+        rtype = node.child_by_field_name("type")
+        tparams = type_params(node)
+        if tparams:
+            self.method_tparams[obj.id] = tparams
+        self.methods.append({
+            "id": obj.id, "name": obj.name, "cls": ctx.cls, "params": [p for p, _ in params],
+            "varargs": varargs, "returns": erase(rtype) if rtype is not None else "",
+            "static": "static" in modifiers(node), "tparams": tparams, "ctor": ctor,
+        })
+        scope = _Scope(ctx.scope)
+        for ptype, pname in params:
+            scope.names[pname] = ptype.replace("...", "[]")
+        new_ctx = _Ctx(obj.id, ctx.cls, scope, ())
+        self.type_refs(rtype, new_ctx)
+        for tnode in param_type_nodes(node):
+            self.type_refs(tnode, new_ctx)
+        throws = next((c for c in node.named_children if c.type == "throws"), None)
+        for tnode in throws.named_children if throws is not None else ():
+            self.type_refs(tnode, new_ctx)
+        return new_ctx
+
+    def lambda_params(self, node: Node, scope: _Scope) -> None:
+        params = node.child_by_field_name("parameters")
+        if params is None:
+            return
+        if params.type == "identifier":
+            scope.names[text(params)] = "?lambda"
+            return
+        for p in params.named_children:
+            if p.type == "identifier":
+                scope.names[text(p)] = "?lambda"
+            elif p.type == "formal_parameter":
+                ptype = erase(p.child_by_field_name("type"))
+                scope.names[text(p.child_by_field_name("name"))] = "?lambda" if ptype == "var" else ptype
+            elif p.type == "inferred_parameters":
+                for ident in p.named_children:
+                    scope.names[text(ident)] = "?lambda"
+
+    def declare(self, node: Node, ctx: _Ctx) -> None:
+        """Locals go into the scope, fields into the class; their types are references."""
+        if node.type == "catch_formal_parameter":
+            ctype = next((c for c in node.named_children if c.type == "catch_type"), None)
+            alts = [erase(c) for c in ctype.named_children] if ctype is not None else []
+            ctx.scope.names[text(node.child_by_field_name("name"))] = alts[0] if len(alts) == 1 else "?union"
+            for c in ctype.named_children if ctype is not None else ():
+                self.type_refs(c, ctx)
+            return
+        tnode = node.child_by_field_name("type")
+        vtype = erase(tnode)
+        is_field = node.type in ("field_declaration", "constant_declaration") and ctx.owner == ctx.cls
+        if node.type == "resource":
+            declarators = [node] if node.child_by_field_name("name") is not None else []
+        else:
+            declarators = [d for d in node.named_children if d.type == "variable_declarator"]
+        for d in declarators:
+            name = text(d.child_by_field_name("name"))
+            dims = d.child_by_field_name("dimensions")
+            dtype = vtype + "[]" * text(dims).count("[") if dims is not None else vtype
+            if vtype == "var":
+                value = d.child_by_field_name("value")
+                dtype = (erase(value.child_by_field_name("type"))
+                         if value is not None and value.type == "object_creation_expression" else "?var")
+            if is_field and ctx.cls is not None:
+                self.type_info[ctx.cls]["fields"][name] = dtype
+            else:
+                ctx.scope.names[name] = dtype
+        if vtype != "var":
+            self.type_refs(tnode, ctx)
+
+    def type_refs(self, tnode: Node | None, ctx: _Ctx) -> None:
+        if tnode is None or tnode.type in PRIMITIVE_TYPES:
+            return
+        for name, line in type_names(tnode):
+            self.refs.append(RawRef("reference", ctx.owner, name, line, {"cls": ctx.cls}))
+
+    def call(self, node: Node, ctx: _Ctx) -> None:
+        name = text(node.child_by_field_name("name"))
+        obj = node.child_by_field_name("object")
+        line = start_line(node.child_by_field_name("name") or node)
+        self.add_call(ctx, "call", name, obj, node.child_by_field_name("arguments"), line)
+
+    def method_reference(self, node: Node, ctx: _Ctx) -> None:
+        kids = node.named_children
+        if not kids:
+            return
+        target = kids[0]
+        last = node.children[-1]
+        name = "new" if last.type == "new" else text(last)
+        if name == "new":
+            self.add_call(ctx, "new", erase(target) if target.type in TYPE_NODES else text(target), None, None,
+                          start_line(node))
+        else:
+            self.add_call(ctx, "ref", name, target, None, start_line(node))
+
+    def add_call(self, ctx: _Ctx, mode: str, name: str, recv: Node | None, args: Node | None, line: int) -> None:
+        argv = [self.encode(a, ctx.scope, 0) for a in _arguments(args)] if args is not None else None
+        data: dict[str, Any] = {
+            "mode": mode, "n": name, "recv": self.encode(recv, ctx.scope, 0) if recv is not None else None,
+            "args": len(argv) if argv is not None else None, "argv": argv or [], "cls": ctx.cls,
+        }
+        if ctx.anon:
+            data["anon"] = [[sup, list(own)] for sup, own in ctx.anon]
+        if recv is None:
+            written = name
+        elif mode == "ref":
+            written = f"{text(recv)}::{name}"
+        elif mode == "new":
+            written = f"{text(recv)}.new {name}"
+        else:
+            written = f"{text(recv)}.{name}"
+        self.refs.append(RawRef("call", ctx.owner, written if len(written) <= 120 else written[:117] + "...",
+                                line, data))
+
+    def encode(self, node: Node | None, scope: _Scope, depth: int) -> dict[str, Any]:
+        """What the resolver needs to type an expression (receivers and arguments).
+
+        ``k`` says what it is: ``var`` (a local or parameter, ``t`` its declared type;
+        ``?var``/``?lambda``/``?union`` when not written), ``name`` (a field, type or
+        package name ``n``), ``field`` (``of``.``n``), ``this``/``super`` (``q`` a
+        qualifying class), ``call`` (``n``, ``recv``, ``args``, ``argv``), ``new`` and
+        ``cast`` (type ``t``), ``lit`` (type ``t``), ``elem`` (an element of ``of``),
+        ``cond`` (``a`` or ``b``), ``expr`` (anything else)."""
+        if node is None:
+            return {"k": "expr", "what": "missing"}
+        t = node.type
+        if depth > _MAX_DEPTH:
+            return {"k": "expr", "what": "too-deep"}
+        if t == "identifier":
+            name = text(node)
+            declared = scope.lookup(name)
+            return {"k": "var", "t": declared} if declared is not None else {"k": "name", "n": name}
+        if t in ("this", "super"):
+            return {"k": t}
+        if t == "field_access":
+            obj = node.child_by_field_name("object")
+            fld = node.child_by_field_name("field")
+            if fld is not None and fld.type in ("this", "super"):
+                return {"k": fld.type, "q": text(obj)}
+            if obj is None or fld is None:
+                return {"k": "expr", "what": t}
+            return {"k": "field", "of": self.encode(obj, scope, depth + 1), "n": text(fld)}
+        if t == "method_invocation":
+            obj = node.child_by_field_name("object")
+            args = node.child_by_field_name("arguments")
+            argv = [self.encode(a, scope, depth + 1) for a in _arguments(args)]
+            return {"k": "call", "n": text(node.child_by_field_name("name")),
+                    "recv": self.encode(obj, scope, depth + 1) if obj is not None else None,
+                    "args": len(argv), "argv": argv}
+        if t == "object_creation_expression":
+            outer = node.children[0] if node.children and node.children[0].is_named else None
+            enc: dict[str, Any] = {"k": "new", "t": erase(node.child_by_field_name("type"))}
+            if outer is not None:
+                enc["recv"] = self.encode(outer, scope, depth + 1)
+            return enc
+        if t == "cast_expression":
+            return {"k": "cast", "t": erase(node.child_by_field_name("type"))}
+        if t == "assignment_expression":
+            return self.encode(node.child_by_field_name("right"), scope, depth + 1)
+        if t == "parenthesized_expression" and node.named_children:
+            return self.encode(node.named_children[0], scope, depth + 1)
+        if t in _LITERALS:
+            return {"k": "lit", "t": _LITERALS[t]}
+        if t in ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"):
+            return {"k": "lit", "t": "long" if text(node)[-1:] in "lL" else "int"}
+        if t == "decimal_floating_point_literal":
+            return {"k": "lit", "t": "float" if text(node)[-1:] in "fF" else "double"}
+        if t == "array_creation_expression":
+            return {"k": "lit", "t": erase(node.child_by_field_name("type")) + "[]"}
+        if t == "array_access":
+            return {"k": "elem", "of": self.encode(node.child_by_field_name("array"), scope, depth + 1)}
+        if t in ("lambda_expression", "method_reference"):
+            return {"k": "expr", "what": "lambda"}
+        if t == "ternary_expression":
+            return {"k": "cond", "a": self.encode(node.child_by_field_name("consequence"), scope, depth + 1),
+                    "b": self.encode(node.child_by_field_name("alternative"), scope, depth + 1)}
+        return {"k": "expr", "what": t}
