@@ -52,13 +52,13 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
     from vitalrag.retrieve.index import RetrievalIndex
 
     embedder = make_embedder(model) if embed else None  # fail on a bad model before any work
+    folder = index_folder(store_location, index_dir)
     store = _open(store_location, create=True)
     try:
         with progress_bar() as progress:
             report = index_repository(path, store, name=name, max_bytes=max_bytes, workers=workers,
-                                      progress=progress)
-            retrieval, stats = RetrievalIndex.build(store, index_folder(store_location, index_dir),
-                                                    embedder=embedder, progress=progress)
+                                      progress=progress, cache_dir=folder / "facts")
+            retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress)
     finally:
         store.close()
     data = report.to_json()
@@ -75,8 +75,8 @@ def _print_report(data: dict[str, Any], location: str) -> None:
     from rich.table import Table
 
     console = stderr_console()
-    click.echo(f"indexed {data['repo']}: {data['files']} files, {data['loc']} lines "
-               f"in {data['seconds']:.2f}s into {location}")
+    click.echo(f"indexed {data['repo']}: {data['files']} files ({data['parsed']} parsed, "
+               f"{data['reused']} unchanged), {data['loc']} lines in {data['seconds']:.2f}s into {location}")
     table = Table("kind", "count", title="objects", title_justify="left")
     for kind, n in data["objects"].items():
         table.add_row(kind, str(n))

@@ -142,6 +142,29 @@ class MemoryStore:
     def set_meta(self, repo: str, meta: Mapping[str, Any]) -> None:
         self._meta[repo] = dict(meta)
 
+    def delete_objects(self, ids: Sequence[NodeId]) -> None:
+        for node in ids:
+            if node not in self.graph:
+                continue
+            d = self.graph.nodes[node]["obj"]
+            self._by_file[(d["repo"], d["path"])].discard(node)
+            self.graph.remove_node(node)
+            self._unresolved.pop(node, None)
+            self._sources.pop(node, None)
+
+    def delete_edges(self, keys: Sequence[tuple[NodeId, NodeId, str]]) -> None:
+        for s, t, k in keys:
+            if self.graph.has_edge(s, t, key=k):
+                self.graph.remove_edge(s, t, key=k)
+
+    def delete_unresolved(self, keys: Sequence[tuple[NodeId, str, str, int]]) -> None:
+        for key in keys:
+            refs = self._unresolved.get(key[0])
+            if refs is not None:
+                refs.pop(key, None)
+                if not refs:
+                    del self._unresolved[key[0]]
+
     def delete_files(self, repo: str, paths: Sequence[str]) -> None:
         for path in paths:
             ids = self._by_file.pop((repo, path), set())

@@ -40,6 +40,16 @@ class GraphStore(Protocol):
     def set_meta(self, repo: str, meta: Mapping[str, Any]) -> None:
         """Replace the metadata of one repository (root, index time, options)."""
 
+    def delete_objects(self, ids: Sequence[NodeId]) -> None:
+        """Remove objects by id, with their edges in both directions, their
+        unresolved references and (for file nodes) their sources."""
+
+    def delete_edges(self, keys: Sequence[tuple[NodeId, NodeId, str]]) -> None:
+        """Remove edges by (source, target, kind); missing ones are ignored."""
+
+    def delete_unresolved(self, keys: Sequence[tuple[NodeId, str, str, int]]) -> None:
+        """Remove unresolved references by (source, kind, name, line)."""
+
     def delete_files(self, repo: str, paths: Sequence[str]) -> None:
         """Remove the file nodes, every object in them, their edges in both
         directions, their unresolved references and their sources."""

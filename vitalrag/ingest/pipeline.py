@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
+from vitalrag.graph.delta import write_repository
 from vitalrag.graph.store import GraphStore
+from vitalrag.ingest.cache import FactsCache, file_digest
 from vitalrag.ingest.facts import FileFacts, Resolution
 from vitalrag.ingest.languages import language_family
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, walk_repository
@@ -26,7 +28,6 @@ from vitalrag.model import (
     CodeObject,
     Edge,
     UnresolvedRef,
-    file_id,
     merge_edges,
     module_id,
     repository_id,
@@ -65,6 +66,11 @@ class IndexReport:
     external: int = 0
     skipped: list[Skipped] = field(default_factory=list)
     seconds: float = 0.0
+    #: files parsed in this run, and files whose cached extraction was reused
+    parsed: int = 0
+    reused: int = 0
+    #: what was written to the store (see vitalrag.graph.delta)
+    delta: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +84,9 @@ class IndexReport:
             "external": self.external,
             "skipped": [s.to_dict() for s in self.skipped],
             "seconds": round(self.seconds, 3),
+            "parsed": self.parsed,
+            "reused": self.reused,
+            "changes": self.delta,
         }
 
 
@@ -129,6 +138,29 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int,
             if progress:
                 progress("parse", len(results), total)
     return results
+
+
+def _split_by_cache(files: list[SourceFile], cache: FactsCache | None
+                    ) -> tuple[list[SourceFile], list[FileFacts], dict[str, str]]:
+    """Files to parse, cached facts of unchanged files, and the content digests."""
+    if cache is None:
+        return list(files), [], {}
+    todo: list[SourceFile] = []
+    reused: list[FileFacts] = []
+    digests: dict[str, str] = {}
+    for sf in files:
+        try:
+            digest = file_digest(Path(sf.abspath).read_bytes())
+        except OSError:
+            todo.append(sf)  # parse_file reports why it cannot be read
+            continue
+        digests[sf.path] = digest
+        hit = cache.get(sf.path, digest, sf.language)
+        if hit is None:
+            todo.append(sf)
+        else:
+            reused.append(hit)
+    return todo, reused, digests
 
 
 def _validate_name(name: str) -> str:
@@ -196,8 +228,15 @@ def index_repository(
     max_bytes: int = DEFAULT_MAX_BYTES,
     workers: int | None = None,
     progress: Progress | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> IndexReport:
-    """Index the repository at ``root`` into ``store`` (replacing an earlier index of it)."""
+    """Index the repository at ``root`` into ``store``, replacing an earlier index of it.
+
+    With ``cache_dir``, files whose content is unchanged since the last run are
+    not parsed again (their extraction is cached there); the whole repository is
+    still resolved again, and only the difference is written to the store, so
+    the result equals a clean rebuild.
+    """
     started = time.perf_counter()
     root_path = Path(root)
     if not root_path.exists():
@@ -211,9 +250,15 @@ def index_repository(
         raise EmptyRepository(f"no source files to index under {root} "
                               f"({len(walked.skipped)} skipped)")
     n_workers = workers if workers is not None else min(2, os.cpu_count() or 1)
-    parsed = _parse_all(repo, walked.files, n_workers, progress)
+    cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
+    todo, reused, digests = _split_by_cache(walked.files, cache)
+    parsed = _parse_all(repo, todo, n_workers, progress)
+    if cache is not None:
+        for p in parsed:
+            if isinstance(p, FileFacts) and p.path in digests:
+                cache.put(p.path, digests[p.path], p)
 
-    facts = [p for p in parsed if isinstance(p, FileFacts)]
+    facts = sorted(reused + [p for p in parsed if isinstance(p, FileFacts)], key=lambda f: f.path)
     skipped = list(walked.skipped) + [p for p in parsed if isinstance(p, Skipped)]
     by_language: dict[str, list[FileFacts]] = {}
     for f in facts:
@@ -240,20 +285,25 @@ def index_repository(
     edges = merge_edges(edges)
 
     # Only now touch the store: everything above can fail without losing the old index.
-    store.delete_repository(repo)
-    store.upsert_objects(objects)
-    store.upsert_edges(edges)
-    store.upsert_unresolved(sorted(set(unresolved), key=lambda u: u.key))
-    store.put_sources({f.file.id: f.text for f in facts})
-    store.set_meta(repo, {"root": str(root_path), "indexed_at": time.time(), "max_bytes": max_bytes})
+    refs = {u.key: u for u in sorted(unresolved, key=lambda u: (u.key, u.reason))}
+    delta = write_repository(
+        store, repo, objects, edges, [refs[k] for k in sorted(refs)],
+        {f.file.id: f.text for f in facts},
+        {"root": str(root_path), "indexed_at": time.time(), "max_bytes": max_bytes},
+    )
     store.save()
+    if cache is not None:
+        cache.save({f.path for f in facts})
 
     report = IndexReport(repo=repo, root=str(root_path))
     report.files = len(facts)
     report.loc = sum(f.file.end_line for f in facts)
     report.objects = dict(sorted(Counter(o.kind for o in objects).items()))
     report.edges = dict(sorted(Counter(e.kind for e in edges).items()))
-    report.unresolved = len(set(unresolved))
+    report.unresolved = len(refs)
+    report.parsed = len(todo)
+    report.reused = len(reused)
+    report.delta = delta.to_dict()
     report.external = external
     report.skipped = sorted(skipped, key=lambda s: (s.path, s.reason))
     report.seconds = time.perf_counter() - started

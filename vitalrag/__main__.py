@@ -1,0 +1,5 @@
+"""``python -m vitalrag``: the command line."""
+
+from vitalrag.cli import main
+
+main()
