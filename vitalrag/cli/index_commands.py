@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import click
 
 from vitalrag.cli.output import emit_json, progress_bar, stderr_console
-from vitalrag.errors import ObjectNotFound
+from vitalrag.errors import ObjectNotFound, VitalRAGError
 from vitalrag.graph.store import DEFAULT_STORE, GraphStore, open_store
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
 from vitalrag.model import EDGE_KINDS, NODE_KINDS
@@ -69,6 +70,57 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
         emit_json(data)
         return
     _print_report(data, store_location)
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, dir_okay=True, path_type=str))
+@store_option
+@click.option("--name", help="Repository name in the store (default: the folder name).")
+@click.option("--debounce", type=click.IntRange(min=50), default=500, show_default=True,
+              help="Milliseconds of quiet before a burst of changes is re-indexed.")
+@click.option("--embed/--no-embed", default=True, show_default=True, help="Embed changed views.")
+@click.option("--model", envvar="VITALRAG_MODEL", default=None, help="Embedding model (see `index`).")
+@click.option("--index-dir", envvar="VITALRAG_INDEX_DIR", default=None,
+              help="Folder of the retrieval index (default: the store folder; .vitalrag for Neo4j).")
+def watch(path: str, store_location: str, name: str | None, debounce: int, embed: bool,
+          model: str | None, index_dir: str | None) -> None:
+    """Index PATH, then re-index it incrementally whenever its files change.
+
+    Each re-index parses only the changed files and embeds only changed views;
+    readers keep the previous snapshot until the new one is swapped in. Stop
+    with Ctrl-C.
+    """
+    from vitalrag.ingest import index_repository
+    from vitalrag.ingest.watch import watch_repository
+    from vitalrag.retrieve.api import index_folder
+    from vitalrag.retrieve.dense import make_embedder
+    from vitalrag.retrieve.index import RetrievalIndex
+
+    embedder = make_embedder(model) if embed else None
+    folder = index_folder(store_location, index_dir)
+    console = stderr_console()
+
+    def run(changed: list[str], label: str = "catch-up") -> None:
+        store = _open(store_location, create=True)
+        try:
+            report = index_repository(path, store, name=name, cache_dir=folder / "facts")
+            _, stats = RetrievalIndex.build(store, folder, embedder=embedder)
+        finally:
+            store.close()
+        what = f"{len(changed)} changed file(s)" if changed else label
+        console.print(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
+                      f"changes {report.delta}, embedded {stats.encoded} view(s) in {report.seconds:.2f}s")
+
+    run([], "initial index")
+    console.print(f"watching {path} (Ctrl-C to stop)")
+
+    def on_change(changed: list[str]) -> None:
+        try:
+            run(changed)
+        except VitalRAGError as exc:  # keep watching: the next save may fix it
+            console.print(f"re-index failed: {exc}")
+
+    watch_repository(path, on_change, debounce_ms=debounce, ignore=(folder,))
 
 
 def _print_report(data: dict[str, Any], location: str) -> None:
@@ -196,5 +248,5 @@ def stats(store_location: str, repo: str | None, as_json: bool) -> None:
 
 
 def register(group: click.Group) -> None:
-    for cmd in (index, objects, edges, show, stats):
+    for cmd in (index, watch, objects, edges, show, stats):
         group.add_command(cmd)
