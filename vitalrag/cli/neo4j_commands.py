@@ -1,0 +1,97 @@
+"""``push`` and ``pull``: copy code graphs between an embedded index and Neo4j."""
+
+from __future__ import annotations
+
+import click
+
+from vitalrag.cli.output import emit_json, progress_bar
+from vitalrag.errors import InputError
+from vitalrag.graph.store import DEFAULT_STORE, GraphStore, is_server_uri, open_store
+from vitalrag.graph.transfer import TransferReport, copy_store
+
+_folder_option = click.option(
+    "--store", "store_location", envvar="VITALRAG_STORE", default=DEFAULT_STORE, show_default=True,
+    help="The embedded index folder.",
+)
+_repo_option = click.option("--repo", help="Only this repository (default: every one).")
+_json_option = click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+
+
+def _server(uri: str, flag: str) -> str:
+    if not is_server_uri(uri):
+        raise InputError(f"{flag} takes a neo4j:// or bolt:// URI, not {uri!r}")
+    return uri
+
+
+def _folder(location: str) -> str:
+    if is_server_uri(location):
+        raise InputError(f"--store takes an index folder here, not a server URI ({location})")
+    return location
+
+
+def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json: bool) -> None:
+    try:
+        with progress_bar() as progress:
+            report = copy_store(src, dst, repo, progress=progress)
+    finally:
+        src.close()
+        dst.close()
+    if as_json:
+        emit_json(report.to_json())
+        return
+    _print_report(report, verb)
+
+
+def _print_report(report: TransferReport, verb: str) -> None:
+    click.echo(f"{verb} {', '.join(report.repos) or 'nothing'}: {report.objects} objects, "
+               f"{report.edges} edges, {report.unresolved} unresolved, {report.sources} sources "
+               f"from {report.source} to {report.destination} in {report.seconds:.2f}s")
+
+
+@click.command()
+@_folder_option
+@click.option("--to", "target", envvar="NEO4J_URI", required=True,
+              help="Neo4j URI, e.g. bolt://127.0.0.1:7687 (default: $NEO4J_URI).")
+@_repo_option
+@_json_option
+def push(store_location: str, target: str, repo: str | None, as_json: bool) -> None:
+    """Copy an embedded index into Neo4j.
+
+    Objects, edges, unresolved references, file sources and metadata are copied;
+    a repository already in Neo4j is replaced, so pushing twice is harmless.
+    Credentials come from NEO4J_USERNAME / NEO4J_PASSWORD, the database from
+    NEO4J_DATABASE.
+    """
+    src = open_store(_folder(store_location), create=False)
+    try:
+        dst = open_store(_server(target, "--to"))
+    except BaseException:
+        src.close()
+        raise
+    _copy(src, dst, repo, "pushed", as_json)
+
+
+@click.command()
+@click.option("--from", "origin", envvar="NEO4J_URI", required=True,
+              help="Neo4j URI, e.g. bolt://127.0.0.1:7687 (default: $NEO4J_URI).")
+@_folder_option
+@_repo_option
+@_json_option
+def pull(origin: str, store_location: str, repo: str | None, as_json: bool) -> None:
+    """Copy code graphs from Neo4j into an embedded index.
+
+    The index folder is created when missing; a repository already in it is
+    replaced.
+    """
+    src = open_store(_server(origin, "--from"))
+    try:
+        dst = open_store(_folder(store_location), create=True)
+    except BaseException:
+        src.close()
+        raise
+    _copy(src, dst, repo, "pulled", as_json)
+
+
+def register(group: click.Group) -> None:
+    for cmd in (push, pull):
+        group.add_command(cmd)

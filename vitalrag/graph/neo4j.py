@@ -1,0 +1,426 @@
+"""The Neo4j server store: the code graph over Bolt with the official driver.
+
+It answers exactly as ``MemoryStore`` does (``tests/graph`` runs one suite
+against both). The layout and every statement are in ``neo4j_queries``.
+
+Settings come from the URI and the environment, never from the command line:
+``NEO4J_USERNAME`` (default ``neo4j``), ``NEO4J_PASSWORD`` (no auth when unset),
+``NEO4J_DATABASE`` (the server's default when unset) and
+``VITALRAG_NEO4J_BATCH`` (rows per write transaction, default 1000).
+
+Driver errors are translated here, at the boundary: an unreachable server is
+``StoreUnavailable``, refused credentials ``StoreAuthError``, anything else the
+server refuses ``StoreError``. No message names the password.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from vitalrag.errors import InputError, SchemaMismatch, StoreAuthError, StoreError, StoreUnavailable
+from vitalrag.graph import neo4j_queries as q
+from vitalrag.graph.store import Direction, sorted_export
+from vitalrag.model import (
+    DEFINITION_KINDS,
+    SCHEMA_VERSION,
+    CodeObject,
+    Edge,
+    NodeId,
+    UnresolvedRef,
+)
+
+if TYPE_CHECKING:
+    import neo4j
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH = 1000
+#: a write transaction of file texts stays under this many characters
+SOURCE_BATCH_CHARS = 4_000_000
+#: files deleted per transaction
+DELETE_BATCH_PATHS = 200
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Neo4jSettings:
+    """Where and how to connect. ``uri`` never carries credentials."""
+
+    uri: str
+    username: str = "neo4j"
+    password: str | None = field(default=None, repr=False)
+    database: str | None = None
+    batch_size: int = DEFAULT_BATCH
+
+    @classmethod
+    def from_env(cls, uri: str, env: Mapping[str, str] | None = None) -> Neo4jSettings:
+        """Settings for ``uri`` from ``NEO4J_*`` / ``VITALRAG_NEO4J_BATCH``; a
+        ``user:password@`` in the URI wins over the environment and is stripped."""
+        env = os.environ if env is None else env
+        username = env.get("NEO4J_USERNAME") or "neo4j"
+        password = env.get("NEO4J_PASSWORD") or None
+        parts = urlsplit(uri)
+        if parts.username is not None or parts.password is not None:
+            username = unquote(parts.username or "") or username
+            password = unquote(parts.password) if parts.password is not None else password
+            host = parts.hostname or ""
+            netloc = f"{host}:{parts.port}" if parts.port else host
+            uri = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+        raw_batch = env.get("VITALRAG_NEO4J_BATCH") or str(DEFAULT_BATCH)
+        try:
+            batch = int(raw_batch)
+        except ValueError:
+            batch = 0
+        if batch < 1:
+            raise InputError(f"VITALRAG_NEO4J_BATCH must be a positive integer, not {raw_batch!r}")
+        return cls(uri=uri, username=username, password=password,
+                   database=env.get("NEO4J_DATABASE") or None, batch_size=batch)
+
+
+def caption(obj: CodeObject) -> str:
+    """What the Neo4j Browser shows on a node, e.g. ``method Session.request``."""
+    if obj.kind in DEFINITION_KINDS:
+        label = obj.qualname or obj.name
+    else:
+        label = obj.path or obj.name or obj.id
+    return f"{obj.kind} {label}"
+
+
+def _unresolved_key(key: tuple[Any, ...]) -> str:
+    """The unique property of an ``:Unresolved`` node: its (source, kind, name, line) as JSON."""
+    source, kind, name, line = key
+    return json.dumps([source, kind, name, int(line)])
+
+
+def _quiet_notifications(neo4j: Any) -> dict[str, Any]:
+    """Driver options that silence UNRECOGNIZED notifications ("label X does not exist"),
+    which every read of a fresh database would log as a warning."""
+    if hasattr(neo4j, "NotificationDisabledClassification"):  # driver 5.22+
+        return {"notifications_disabled_classifications":
+                [neo4j.NotificationDisabledClassification.UNRECOGNIZED]}
+    return {"notifications_disabled_categories": [neo4j.NotificationDisabledCategory.UNRECOGNIZED]}
+
+
+def _chunks(rows: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for i in range(0, len(rows), size):
+        yield rows[i:i + size]
+
+
+class Neo4jStore:
+    """A ``GraphStore`` on a Neo4j 5 server. Each write batch is one transaction."""
+
+    def __init__(self, settings: Neo4jSettings) -> None:
+        try:
+            import neo4j
+        except ImportError as exc:
+            raise StoreError("the Neo4j store needs the neo4j driver: pip install 'vitalrag[neo4j]'") from exc
+        self.settings = settings
+        self.location = settings.uri
+        self._neo4j = neo4j
+        self._schema_ready = False
+        auth = (settings.username, settings.password) if settings.password else None
+        with self._errors():
+            self._driver: neo4j.Driver = neo4j.GraphDatabase.driver(
+                settings.uri, auth=auth, user_agent="vitalrag", **_quiet_notifications(neo4j))
+        try:
+            with self._errors():
+                # no retries here, so a server that is down is reported at once
+                self._driver.verify_connectivity()
+            self._check_schema_version()
+        except BaseException:
+            self._driver.close()
+            raise
+
+    @classmethod
+    def from_uri(cls, uri: str) -> Neo4jStore:
+        """Connect to ``uri`` with settings from the environment."""
+        return cls(Neo4jSettings.from_env(uri))
+
+    # -- plumbing -------------------------------------------------------------
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Translate driver errors into the VitalRAG tree (and never name the password)."""
+        ex = self._neo4j.exceptions
+        where = f"Neo4j at {self.location}"
+        try:
+            yield
+        except ex.AuthError as exc:
+            raise StoreAuthError(
+                f"{where} refused the credentials of user {self.settings.username!r} "
+                "(check NEO4J_USERNAME and NEO4J_PASSWORD)"
+            ) from exc
+        except (ex.ServiceUnavailable, ex.SessionExpired) as exc:
+            raise StoreUnavailable(f"cannot reach Neo4j at {self.location}") from exc
+        except ex.Neo4jError as exc:
+            if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
+                raise StoreError(
+                    f"{where} has no database {self.settings.database!r} (check NEO4J_DATABASE)"
+                ) from exc
+            if exc.code == "Neo.ClientError.Security.Forbidden":
+                raise StoreAuthError(f"{where}: user {self.settings.username!r} may not do this: "
+                                     f"{exc.message}") from exc
+            raise StoreError(f"{where}: {exc.code}: {exc.message}") from exc
+        except (ex.ConfigurationError, ValueError) as exc:
+            raise StoreError(f"cannot use Neo4j URI {self.location}: {exc}") from exc
+        except ex.DriverError as exc:
+            raise StoreError(f"{where}: {type(exc).__name__}: {exc}") from exc
+
+    def _read(self, query: str, **params: Any) -> list[Any]:
+        with self._errors():
+            result = self._driver.execute_query(
+                query, parameters_=params, routing_=self._neo4j.RoutingControl.READ,
+                database_=self.settings.database,
+            )
+        return list(result.records)
+
+    def _write(self, query: str, **params: Any) -> None:
+        with self._errors():
+            self._driver.execute_query(
+                query, parameters_=params, routing_=self._neo4j.RoutingControl.WRITE,
+                database_=self.settings.database,
+            )
+
+    def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None:
+        for chunk in _chunks(rows, self.settings.batch_size):
+            self._write(query, rows=list(chunk))
+
+    def _check_schema_version(self) -> None:
+        records = self._read(q.GET_SCHEMA_VERSION)
+        if not records:
+            return
+        if records[0]["version"] != SCHEMA_VERSION:
+            raise SchemaMismatch(
+                f"Neo4j at {self.location} holds VitalRAG schema version {records[0]['version']}, "
+                f"this VitalRAG reads version {SCHEMA_VERSION}; re-index into another database"
+            )
+        # the version is written only after the constraints and indexes exist
+        self._schema_ready = True
+
+    def _ensure_schema(self) -> None:
+        """Constraints and indexes before the first write (each MERGE relies on them)."""
+        if self._schema_ready:
+            return
+        for statement in q.SCHEMA:
+            self._write(statement)
+        self._write(q.SCHEMA_AWAIT)
+        self._write(q.SET_SCHEMA_VERSION, version=SCHEMA_VERSION)
+        self._schema_ready = True
+
+    # -- opening / saving -----------------------------------------------------
+    def save(self) -> None:
+        """Nothing to do: every batch was committed as it was written."""
+
+    def close(self) -> None:
+        self._driver.close()
+
+    # -- writes ---------------------------------------------------------------
+    def upsert_objects(self, objects: Sequence[CodeObject]) -> None:
+        latest = {o.id: o for o in objects}
+        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for obj in latest.values():
+            q.kind_label(obj.kind)  # refuse unknown kinds before writing anything
+            by_kind[obj.kind].append({"id": obj.id, "props": {**obj.to_dict(), "caption": caption(obj)}})
+        if not by_kind:
+            return
+        self._ensure_schema()
+        for kind, rows in by_kind.items():
+            self._write_rows(q.upsert_objects(kind), rows)
+        log.debug("wrote %d objects to %s", len(latest), self.location)
+
+    def upsert_edges(self, edges: Sequence[Edge]) -> None:
+        latest = {e.key: e for e in edges}
+        for e in latest.values():
+            q.edge_type(e.kind)
+        if not latest:
+            return
+        self._ensure_schema()
+        ends = sorted({end for e in latest.values() for end in (e.source, e.target)})
+        missing: set[str] = set()
+        for chunk in _chunks(ends, self.settings.batch_size):
+            missing.update(r["id"] for r in self._read(q.MISSING_OBJECTS, ids=list(chunk)))
+        for e in edges:
+            for end in (e.source, e.target):
+                if end in missing:
+                    raise StoreError(f"edge {e.kind} {e.source} -> {e.target}: no node {end}")
+        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for e in latest.values():
+            by_kind[e.kind].append({"source": e.source, "target": e.target, "lines": list(e.lines)})
+        for kind, rows in by_kind.items():
+            self._write_rows(q.upsert_edges(kind), rows)
+        log.debug("wrote %d edges to %s", len(latest), self.location)
+
+    def upsert_unresolved(self, refs: Sequence[UnresolvedRef]) -> None:
+        latest = {u.key: u for u in refs}
+        if not latest:
+            return
+        self._ensure_schema()
+        rows = [{"key": _unresolved_key(key), "props": u.to_dict()} for key, u in latest.items()]
+        self._write_rows(q.UPSERT_UNRESOLVED, rows)
+
+    def put_sources(self, sources: Mapping[NodeId, str]) -> None:
+        if not sources:
+            return
+        self._ensure_schema()
+        batch: list[dict[str, Any]] = []
+        size = 0
+        for node, text in sources.items():
+            batch.append({"id": node, "text": text})
+            size += len(text)
+            if len(batch) >= self.settings.batch_size or size >= SOURCE_BATCH_CHARS:
+                self._write(q.PUT_SOURCES, rows=batch)
+                batch, size = [], 0
+        if batch:
+            self._write(q.PUT_SOURCES, rows=batch)
+
+    def set_meta(self, repo: str, meta: Mapping[str, Any]) -> None:
+        try:
+            text = json.dumps(dict(meta))
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"metadata of {repo!r} is not JSON: {exc}") from exc
+        self._ensure_schema()
+        self._write(q.SET_META, repo=repo, json=text)
+
+    def delete_objects(self, ids: Sequence[NodeId]) -> None:
+        unique = list(dict.fromkeys(ids))
+        for chunk in _chunks(unique, self.settings.batch_size):
+            self._write(q.DELETE_OBJECTS, ids=list(chunk))
+
+    def delete_edges(self, keys: Sequence[tuple[NodeId, NodeId, str]]) -> None:
+        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for source, target, kind in dict.fromkeys(keys):
+            if q.rel_types([kind]) is not None:  # an edge of another kind cannot be stored
+                by_kind[kind].append({"source": source, "target": target})
+        for kind, rows in by_kind.items():
+            self._write_rows(q.delete_edges(kind), rows)
+
+    def delete_unresolved(self, keys: Sequence[tuple[NodeId, str, str, int]]) -> None:
+        rows = [_unresolved_key(tuple(k)) for k in dict.fromkeys(keys)]
+        for chunk in _chunks(rows, self.settings.batch_size):
+            self._write(q.DELETE_UNRESOLVED, keys=list(chunk))
+
+    def delete_files(self, repo: str, paths: Sequence[str]) -> None:
+        unique = list(dict.fromkeys(paths))
+        for chunk in _chunks(unique, DELETE_BATCH_PATHS):
+            self._write(q.DELETE_FILES, repo=repo, paths=list(chunk))
+
+    def delete_repository(self, repo: str) -> None:
+        paths = [r["path"] for r in self._read(q.REPOSITORY_PATHS, repo=repo)]
+        self.delete_files(repo, paths)
+        self._write(q.DELETE_META, repo=repo)
+
+    # -- reads ----------------------------------------------------------------
+    def get_objects(self, ids: Iterable[NodeId]) -> dict[NodeId, CodeObject]:
+        wanted = list(dict.fromkeys(ids))
+        found: dict[NodeId, CodeObject] = {}
+        for chunk in _chunks(wanted, self.settings.batch_size):
+            for r in self._read(q.GET_OBJECTS, ids=list(chunk)):
+                obj = CodeObject.from_dict(r["n"])
+                found[obj.id] = obj
+        return {i: found[i] for i in wanted if i in found}
+
+    def find_objects(self, *, repo: str | None = None, kind: str | None = None,
+                     path: str | None = None, name: str | None = None) -> list[CodeObject]:
+        given = {"repo": repo, "kind": kind, "path": path, "name": name}
+        params = {k: v for k, v in given.items() if v is not None}
+        records = self._read(q.find_objects(tuple(params)), **params)
+        return sorted((CodeObject.from_dict(r["n"]) for r in records), key=lambda o: o.id)
+
+    @staticmethod
+    def _edges(records: Iterable[Any]) -> list[Edge]:
+        found = {}
+        for r in records:
+            e = Edge(r["source"], r["target"], r["kind"], tuple(r["lines"] or ()))
+            found[e.key] = e
+        return [found[k] for k in sorted(found)]
+
+    def find_edges(self, *, repo: str | None = None, kind: str | None = None,
+                   source: NodeId | None = None, target: NodeId | None = None) -> list[Edge]:
+        types = q.rel_types([kind] if kind is not None else None)
+        if types is None:
+            return []
+        given = {"repo": repo, "source": source, "target": target}
+        params = {k: v for k, v in given.items() if v is not None}
+        query = q.find_edges(types, repo=repo is not None, source=source is not None,
+                             target=target is not None)
+        return self._edges(self._read(query, **params))
+
+    def edges_of(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+                 direction: Direction = "both") -> list[Edge]:
+        types = q.rel_types(kinds)
+        wanted = list(dict.fromkeys(ids))
+        if types is None or not wanted:
+            return []
+        query = q.edges_of(types, direction)
+        records = [r for chunk in _chunks(wanted, self.settings.batch_size)
+                   for r in self._read(query, ids=list(chunk))]
+        return self._edges(records)
+
+    def neighbors(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+                  direction: Direction = "both", depth: int = 1) -> dict[NodeId, int]:
+        types = q.rel_types(kinds)
+        wanted = list(dict.fromkeys(ids))
+        if types is None or not wanted or depth < 1:
+            return {}
+        hop_query = q.neighbor_hop(types, direction)
+        start = [r["id"] for r in self._read(q.EXISTING_IDS, ids=wanted)]
+        seen: dict[NodeId, int] = {i: 0 for i in start}
+        frontier = start
+        for hop in range(1, depth + 1):
+            if not frontier:
+                break
+            found = {r["id"] for chunk in _chunks(frontier, self.settings.batch_size)
+                     for r in self._read(hop_query, ids=list(chunk))}
+            frontier = sorted(found - seen.keys())
+            seen.update((n, hop) for n in frontier)
+        return {n: h for n, h in sorted(seen.items()) if h > 0}
+
+    def same_file(self, ids: Iterable[NodeId]) -> dict[NodeId, list[NodeId]]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        records = self._read(q.SAME_FILE, ids=wanted, kinds=sorted(DEFINITION_KINDS))
+        peers = {r["id"]: sorted(r["peers"]) for r in records}
+        return {i: peers[i] for i in wanted if i in peers}
+
+    def unresolved(self, repo: str | None = None) -> list[UnresolvedRef]:
+        records = (self._read(q.ALL_UNRESOLVED) if repo is None
+                   else self._read(q.REPO_UNRESOLVED, repo=repo))
+        return sorted((UnresolvedRef.from_dict(r["u"]) for r in records), key=lambda u: u.key)
+
+    def source(self, file_node: NodeId) -> str | None:
+        records = self._read(q.GET_SOURCE, id=file_node)
+        return records[0]["text"] if records else None
+
+    def get_meta(self, repo: str) -> dict[str, Any]:
+        records = self._read(q.GET_META, repo=repo)
+        if not records:
+            return {}
+        data = json.loads(records[0]["json"])
+        return dict(data) if isinstance(data, dict) else {}
+
+    def repositories(self) -> list[str]:
+        return sorted(r["id"] for r in self._read(q.REPOSITORIES))
+
+    def counts(self, repo: str | None = None) -> dict[str, Any]:
+        def tally(query: str) -> dict[str, int]:
+            records = self._read(query, repo=repo) if repo is not None else self._read(query)
+            return {r["kind"]: r["n"] for r in sorted(records, key=lambda r: r["kind"])}
+
+        if repo is None:
+            objects, edges = tally(q.COUNT_OBJECTS), tally(q.COUNT_EDGES)
+        else:
+            objects, edges = tally(q.COUNT_REPO_OBJECTS), tally(q.COUNT_REPO_EDGES)
+        return {"objects": objects, "edges": edges, "unresolved": len(self.unresolved(repo))}
+
+    def export(self, repo: str | None = None) -> dict[str, Any]:
+        return sorted_export(self.find_objects(repo=repo), self.find_edges(repo=repo), self.unresolved(repo))
+

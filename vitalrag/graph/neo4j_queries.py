@@ -1,0 +1,273 @@
+"""Every Cypher statement the Neo4j store runs, as constants or small builders.
+
+Values always travel as ``$parameters``. The only text spliced into a query is
+labels and relationship types, and those come from the closed sets in
+``vitalrag.model`` (``NODE_KINDS``, ``EDGE_KINDS``) after validation, and
+property names from the fixed tuple ``OBJECT_FILTERS``; nothing a user or a
+parsed repository wrote ever becomes query text.
+
+Graph layout::
+
+    (:CodeObject:<Kind> {id, kind, name, ..., caption})   one per code object
+    (a)-[:CALLS {lines}]->(b)                            one per edge, type = edge kind
+    (:CodeObject)-[:UNRESOLVED]->(:Unresolved {key, source, kind, name, line, reason})
+    (:Source {id, text})                                 file text, id = file node id
+    (:RepositoryMeta {repo, json})                       per-repository metadata
+    (:VitalRAGSchema {name: "vitalrag", version})        the schema version of the data
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vitalrag.errors import InputError
+from vitalrag.model import EDGE_KINDS, NODE_KINDS
+
+#: node kind -> the label it gets besides ``:CodeObject``
+KIND_LABELS: dict[str, str] = {
+    "repository": "Repository",
+    "module": "Module",
+    "file": "File",
+    "class": "Class",
+    "interface": "Interface",
+    "enum": "Enum",
+    "function": "Function",
+    "method": "Method",
+    "test": "Test",
+}
+assert set(KIND_LABELS) == set(NODE_KINDS)
+
+#: the filters ``find_objects`` accepts, which are also property names
+OBJECT_FILTERS: tuple[str, ...] = ("repo", "kind", "path", "name")
+
+_ALL_EDGE_TYPES = "|".join(EDGE_KINDS)
+
+# -- schema ------------------------------------------------------------------
+
+SCHEMA: tuple[str, ...] = (
+    "CREATE CONSTRAINT vitalrag_object_id IF NOT EXISTS FOR (n:CodeObject) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT vitalrag_unresolved_key IF NOT EXISTS FOR (u:Unresolved) REQUIRE u.key IS UNIQUE",
+    "CREATE CONSTRAINT vitalrag_source_id IF NOT EXISTS FOR (s:Source) REQUIRE s.id IS UNIQUE",
+    "CREATE CONSTRAINT vitalrag_meta_repo IF NOT EXISTS FOR (m:RepositoryMeta) REQUIRE m.repo IS UNIQUE",
+    "CREATE CONSTRAINT vitalrag_schema_name IF NOT EXISTS FOR (v:VitalRAGSchema) REQUIRE v.name IS UNIQUE",
+    "CREATE INDEX vitalrag_object_repo_path IF NOT EXISTS FOR (n:CodeObject) ON (n.repo, n.path)",
+    "CREATE INDEX vitalrag_object_repo IF NOT EXISTS FOR (n:CodeObject) ON (n.repo)",
+    "CREATE INDEX vitalrag_object_kind IF NOT EXISTS FOR (n:CodeObject) ON (n.kind)",
+    "CREATE INDEX vitalrag_object_name IF NOT EXISTS FOR (n:CodeObject) ON (n.name)",
+    "CREATE INDEX vitalrag_object_path IF NOT EXISTS FOR (n:CodeObject) ON (n.path)",
+    "CREATE INDEX vitalrag_unresolved_source IF NOT EXISTS FOR (u:Unresolved) ON (u.source)",
+)
+
+SCHEMA_AWAIT = "CALL db.awaitIndexes(300)"
+
+GET_SCHEMA_VERSION = "MATCH (v:VitalRAGSchema {name: 'vitalrag'}) RETURN v.version AS version"
+
+SET_SCHEMA_VERSION = "MERGE (v:VitalRAGSchema {name: 'vitalrag'}) SET v.version = $version"
+
+# -- writes ------------------------------------------------------------------
+
+
+def kind_label(kind: str) -> str:
+    """The label of a node kind; anything outside ``NODE_KINDS`` is refused."""
+    try:
+        return KIND_LABELS[kind]
+    except KeyError:
+        raise InputError(f"unknown object kind {kind!r} (expected one of {', '.join(NODE_KINDS)})") from None
+
+
+def edge_type(kind: str) -> str:
+    """The relationship type of an edge kind; anything outside ``EDGE_KINDS`` is refused."""
+    if kind not in EDGE_KINDS:
+        raise InputError(f"unknown edge kind {kind!r} (expected one of {', '.join(EDGE_KINDS)})")
+    return kind
+
+
+def upsert_objects(kind: str) -> str:
+    """MERGE a batch of one kind by id; the kind label replaces any earlier one."""
+    label = kind_label(kind)
+    others = ":".join(v for v in KIND_LABELS.values() if v != label)
+    return (
+        "UNWIND $rows AS row "
+        "MERGE (n:CodeObject {id: row.id}) "
+        "SET n += row.props "
+        f"REMOVE n:{others} "
+        f"SET n:{label}"
+    )
+
+
+MISSING_OBJECTS = (
+    "UNWIND $ids AS id "
+    "OPTIONAL MATCH (n:CodeObject {id: id}) "
+    "WITH id, n WHERE n IS NULL "
+    "RETURN id"
+)
+
+
+def upsert_edges(kind: str) -> str:
+    """MERGE a batch of one edge kind; ``lines`` are replaced, as in the embedded store."""
+    rel = edge_type(kind)
+    return (
+        "UNWIND $rows AS row "
+        "MATCH (s:CodeObject {id: row.source}) "
+        "MATCH (t:CodeObject {id: row.target}) "
+        f"MERGE (s)-[r:{rel}]->(t) "
+        "SET r.lines = row.lines"
+    )
+
+
+UPSERT_UNRESOLVED = (
+    "UNWIND $rows AS row "
+    "MERGE (u:Unresolved {key: row.key}) "
+    "SET u += row.props "
+    "WITH u "
+    "OPTIONAL MATCH (s:CodeObject {id: u.source}) "
+    "FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | MERGE (s)-[:UNRESOLVED]->(u))"
+)
+
+PUT_SOURCES = "UNWIND $rows AS row MERGE (s:Source {id: row.id}) SET s.text = row.text"
+
+SET_META = "MERGE (m:RepositoryMeta {repo: $repo}) SET m.json = $json"
+
+DELETE_FILES = (
+    "MATCH (n:CodeObject {repo: $repo}) WHERE n.path IN $paths "
+    "WITH collect(n) AS nodes, collect(n.id) AS ids "
+    "OPTIONAL MATCH (u:Unresolved) WHERE u.source IN ids "
+    "WITH nodes, ids, collect(u) AS refs "
+    "OPTIONAL MATCH (s:Source) WHERE s.id IN ids "
+    "WITH nodes, refs, collect(s) AS sources "
+    "FOREACH (u IN refs | DETACH DELETE u) "
+    "FOREACH (s IN sources | DELETE s) "
+    "FOREACH (n IN nodes | DETACH DELETE n)"
+)
+
+DELETE_OBJECTS = (
+    "UNWIND $ids AS id "
+    "MATCH (n:CodeObject {id: id}) "
+    "OPTIONAL MATCH (s:Source {id: id}) "
+    "DELETE s "
+    "WITH n, id "
+    "OPTIONAL MATCH (u:Unresolved {source: id}) "
+    "DETACH DELETE u "
+    "WITH DISTINCT n "
+    "DETACH DELETE n"
+)
+
+
+def delete_edges(kind: str) -> str:
+    """Delete a batch of edges of one kind by (source, target); missing ones are no-ops."""
+    rel = edge_type(kind)
+    return (
+        "UNWIND $rows AS row "
+        f"MATCH (:CodeObject {{id: row.source}})-[r:{rel}]->(:CodeObject {{id: row.target}}) "
+        "DELETE r"
+    )
+
+
+DELETE_UNRESOLVED = "UNWIND $keys AS key MATCH (u:Unresolved {key: key}) DETACH DELETE u"
+
+REPOSITORY_PATHS = "MATCH (n:CodeObject {repo: $repo}) RETURN DISTINCT n.path AS path"
+
+DELETE_META = "MATCH (m:RepositoryMeta {repo: $repo}) DELETE m"
+
+# -- reads -------------------------------------------------------------------
+
+GET_OBJECTS = "UNWIND $ids AS id MATCH (n:CodeObject {id: id}) RETURN n {.*} AS n"
+
+
+def find_objects(filters: Sequence[str]) -> str:
+    """Objects matching every filter named in ``filters`` (each a ``$param`` of the same name)."""
+    for f in filters:
+        if f not in OBJECT_FILTERS:
+            raise ValueError(f"not an object filter: {f!r}")
+    where = " AND ".join(f"n.{f} = ${f}" for f in filters)
+    return "MATCH (n:CodeObject) " + (f"WHERE {where} " if where else "") + "RETURN n {.*} AS n"
+
+
+def rel_types(kinds: Sequence[str] | None) -> str | None:
+    """``CALLS|IMPORTS`` for the known kinds among ``kinds``; every edge type when
+    ``kinds`` is None or empty; None when no kind asked for is an edge kind (no match)."""
+    if not kinds:
+        return _ALL_EDGE_TYPES
+    known = [k for k in EDGE_KINDS if k in set(kinds)]
+    return "|".join(known) if known else None
+
+
+_EDGE_RETURN = "RETURN s.id AS source, t.id AS target, type(r) AS kind, r.lines AS lines"
+
+
+def find_edges(types: str, *, repo: bool, source: bool, target: bool) -> str:
+    """Edges of ``types`` (from ``rel_types``), filtered by the ``$repo``, ``$source``
+    and ``$target`` parameters that are switched on."""
+    conds = []
+    if repo:
+        conds.append("s.repo = $repo")
+    s = "(s:CodeObject {id: $source})" if source else "(s:CodeObject)"
+    t = "(t:CodeObject {id: $target})" if target else "(t:CodeObject)"
+    where = f"WHERE {' AND '.join(conds)} " if conds else ""
+    return f"MATCH {s}-[r:{types}]->{t} {where}{_EDGE_RETURN}"
+
+
+def edges_of(types: str, direction: str) -> str:
+    """Edges of ``types`` touching any of ``$ids`` in ``direction`` (out, in, both)."""
+    if direction == "out":
+        pattern = f"(s:CodeObject {{id: id}})-[r:{types}]->(t:CodeObject)"
+    elif direction == "in":
+        pattern = f"(s:CodeObject)-[r:{types}]->(t:CodeObject {{id: id}})"
+    elif direction == "both":
+        # undirected match; read the ends back from the relationship
+        return (
+            f"UNWIND $ids AS id MATCH (:CodeObject {{id: id}})-[r:{types}]-(:CodeObject) "
+            "WITH DISTINCT r "
+            "RETURN startNode(r).id AS source, endNode(r).id AS target, type(r) AS kind, r.lines AS lines"
+        )
+    else:
+        raise ValueError(f"direction must be out, in or both, not {direction!r}")
+    return f"UNWIND $ids AS id MATCH {pattern} WITH DISTINCT s, r, t {_EDGE_RETURN}"
+
+
+def neighbor_hop(types: str, direction: str) -> str:
+    """The ids one hop away from any of ``$ids``."""
+    arrow = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}.get(direction)
+    if arrow is None:
+        raise ValueError(f"direction must be out, in or both, not {direction!r}")
+    left, right = arrow
+    return (
+        f"UNWIND $ids AS id MATCH (:CodeObject {{id: id}}){left}[:{types}]{right}(b:CodeObject) "
+        "RETURN DISTINCT b.id AS id"
+    )
+
+
+EXISTING_IDS = "UNWIND $ids AS id MATCH (n:CodeObject {id: id}) RETURN n.id AS id"
+
+SAME_FILE = (
+    "UNWIND $ids AS id "
+    "MATCH (n:CodeObject {id: id}) "
+    "OPTIONAL MATCH (p:CodeObject {repo: n.repo, path: n.path}) "
+    "WHERE p.id <> n.id AND p.kind IN $kinds "
+    "RETURN n.id AS id, collect(p.id) AS peers"
+)
+
+ALL_UNRESOLVED = "MATCH (u:Unresolved) RETURN u {.source, .kind, .name, .line, .reason} AS u"
+
+REPO_UNRESOLVED = (
+    "MATCH (u:Unresolved) "
+    "MATCH (s:CodeObject {id: u.source}) WHERE s.repo = $repo "
+    "RETURN u {.source, .kind, .name, .line, .reason} AS u"
+)
+
+GET_SOURCE = "MATCH (s:Source {id: $id}) RETURN s.text AS text"
+
+GET_META = "MATCH (m:RepositoryMeta {repo: $repo}) RETURN m.json AS json"
+
+REPOSITORIES = "MATCH (n:CodeObject {kind: 'repository'}) RETURN n.id AS id"
+
+COUNT_OBJECTS = "MATCH (n:CodeObject) RETURN n.kind AS kind, count(*) AS n"
+
+COUNT_REPO_OBJECTS = "MATCH (n:CodeObject {repo: $repo}) RETURN n.kind AS kind, count(*) AS n"
+
+COUNT_EDGES = f"MATCH (:CodeObject)-[r:{_ALL_EDGE_TYPES}]->(:CodeObject) RETURN type(r) AS kind, count(*) AS n"
+
+COUNT_REPO_EDGES = (
+    f"MATCH (:CodeObject {{repo: $repo}})-[r:{_ALL_EDGE_TYPES}]->(:CodeObject) "
+    "RETURN type(r) AS kind, count(*) AS n"
+)
