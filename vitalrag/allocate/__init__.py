@@ -5,12 +5,16 @@ and how many tokens each gets (VITAL-RAG, arXiv 2607.26937, section 5).
     >>> result = allocate("Complete f using helper", scored_views, policy="vital")
     >>> result.text          # C(q)
     >>> result.record        # AllocationRecord: every view's fate, every slot's tokens
+
+    >>> from vitalrag.allocate import context
+    >>> context("send a prepared request", store=".vitalrag")   # retrieve, then allocate
 """
 
 from __future__ import annotations
 
 from vitalrag.allocate.api import allocate
 from vitalrag.allocate.base import Allocation, AllocationParams, AllocationRequest, Policy, token_authority
+from vitalrag.allocate.context import context, context_from
 from vitalrag.allocate.controls import POLICIES, get_policy, policy_names
 from vitalrag.allocate.provenance import ObjectKey, identifier_tokens, object_key
 from vitalrag.allocate.record import AllocationRecord, SlotRecord, ViewDecision
@@ -28,6 +32,6 @@ __all__ = [
     "POLICIES", "Allocation", "AllocationParams", "AllocationRecord", "AllocationRequest",
     "GraphObjectSource", "MappingObjectSource", "ObjectKey", "ObjectSource", "ObjectText",
     "Policy", "Rendering", "SlotRecord", "ViewDecision", "ViewObjectSource", "VitalPolicy",
-    "allocate", "get_policy", "identifier_tokens", "object_key", "policy_names", "quotient",
-    "render_prefix", "render_window", "token_authority",
+    "allocate", "context", "context_from", "get_policy", "identifier_tokens", "object_key",
+    "policy_names", "quotient", "render_prefix", "render_window", "token_authority",
 ]

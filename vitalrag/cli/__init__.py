@@ -36,7 +36,14 @@ def main(verbose: int) -> None:
     logging.basicConfig(level=level, format="%(message)s", handlers=[handler])
 
 
-from vitalrag.cli import index_commands, search_commands  # noqa: E402  (register commands)
+from vitalrag.cli import (  # noqa: E402  (register commands)
+    context_commands,
+    index_commands,
+    neo4j_commands,
+    search_commands,
+)
 
 index_commands.register(main)
 search_commands.register(main)
+context_commands.register(main)
+neo4j_commands.register(main)

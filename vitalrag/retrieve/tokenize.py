@@ -3,7 +3,8 @@
 ``code_tokens`` feeds BM25 (a list, repetitions kept, so term frequency counts);
 ``identifier_tokens`` is the set T(x) the allocator's companion gate and
 query-centred windows compare. Both drop the reserved words of the languages we
-index: a query saying "for", "class" or "using" has not named any code.
+index (a query saying "for", "class" or "using" has not named any code) and
+English function words ("a", "the", "of").
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ KEYWORDS: frozenset[str] = frozenset(
 )
 
 
+#: English function words: in a natural-language query they name no code
+STOPWORDS: frozenset[str] = frozenset("""a an the of to in on at by for from with without into onto
+and or but not no is are was were be been being it its this that these those there here what which
+who whom whose when where why how do does did done can could should would will shall may might must
+i me my we our you your he she they them their than then so such very just also only""".split())
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def identifier_parts(ident: str) -> tuple[str, ...]:
     """``parseHTTPResponse_v2`` -> the whole identifier and its parts, casefolded,
@@ -61,18 +69,12 @@ def identifier_parts(ident: str) -> tuple[str, ...]:
 
 
 def identifier_tokens(text: str) -> frozenset[str]:
-    """T(x): the set of identifier-like tokens of ``text``."""
+    """T(x): the set of identifier-like tokens of ``text`` (English function words
+    such as "a" and "the" are not identifiers a query shares with code)."""
     out: set[str] = set()
     for ident in set(_IDENT.findall(text)):
-        out.update(identifier_parts(ident))
+        out.update(p for p in identifier_parts(ident) if p not in STOPWORDS)
     return frozenset(out)
-
-
-#: English function words: in a natural-language query they name no code
-STOPWORDS: frozenset[str] = frozenset("""a an the of to in on at by for from with without into onto
-and or but not no is are was were be been being it its this that these those there here what which
-who whom whose when where why how do does did done can could should would will shall may might must
-i me my we our you your he she they them their than then so such very just also only""".split())
 
 
 def code_tokens(text: str) -> list[str]:

@@ -1,0 +1,156 @@
+"""``context``: retrieval and allocation end to end over an indexed fixture repository.
+
+The rendered context of a fixed query is checked against golden files in
+``tests/allocate/golden/``; regenerate them with ``VITALRAG_UPDATE_GOLDEN=1``
+after a deliberate change, and read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from vitalrag.allocate import AllocationRecord, context, context_from, policy_names
+from vitalrag.errors import InputError, StoreNotFound
+from vitalrag.graph.memory import MemoryStore
+from vitalrag.ingest import index_repository
+from vitalrag.retrieve.api import Retriever
+from vitalrag.retrieve.dense import HashingEmbedder
+from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.tokens import get_counter
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
+GOLDEN = Path(__file__).parent / "golden"
+QUERY = "run the engine and prepare its setup"
+
+
+def assert_golden(name: str, actual: str) -> None:
+    """``actual`` equals the golden file ``name``, or fail with a unified diff."""
+    path = GOLDEN / name
+    if os.environ.get("VITALRAG_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual, encoding="utf-8")
+        return
+    if not path.is_file():
+        pytest.fail(f"no golden file {path}; create it with VITALRAG_UPDATE_GOLDEN=1")
+    expected = path.read_text(encoding="utf-8")
+    if actual != expected:
+        diff = "".join(difflib.unified_diff(
+            expected.splitlines(keepends=True), actual.splitlines(keepends=True),
+            fromfile=f"golden/{name}", tofile="actual"))
+        pytest.fail(f"rendered context differs from golden/{name} "
+                    f"(VITALRAG_UPDATE_GOLDEN=1 regenerates it):\n{diff}", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory) -> str:
+    folder = tmp_path_factory.mktemp("ctx") / "idx"
+    store = MemoryStore(folder)
+    index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
+    RetrievalIndex.build(store, store.folder, embedder=HashingEmbedder())
+    return str(folder)
+
+
+@pytest.mark.parametrize("policy", policy_names())
+def test_every_policy_end_to_end(store_dir, policy):
+    result = context(QUERY, store=store_dir, policy=policy, budget=1024)
+    record = result.record
+    assert record.policy == policy and record.query == QUERY
+    assert 1 <= len(record.slots) <= 5
+    assert record.params["retriever"] == "fused" and record.params["pool"] == 50
+    assert result.text == "".join(result.parts) and result.text.startswith("--- ")
+    assert get_counter().count(result.text) == record.tokens <= 1024
+
+
+@pytest.mark.parametrize("budget", [40, 200, 700, 4096])
+@pytest.mark.parametrize("policy", ["vital", "raw-surface", "no-quotient"])
+def test_budget_is_respected_by_the_real_counter(store_dir, policy, budget):
+    result = context(QUERY, store=store_dir, policy=policy, budget=budget, b_min=16)
+    assert get_counter().count(result.text) <= budget
+    assert record_tokens(result.record) <= budget
+
+
+def record_tokens(record: AllocationRecord) -> int:
+    assert record.tokens == sum(s.tokens for s in record.slots)
+    return record.tokens
+
+
+def test_companion_is_a_same_file_peer_from_the_store(store_dir):
+    record = context(QUERY, store=store_dir).record
+    roles = [s.role for s in record.slots]
+    assert roles[:4] == ["core"] * 4
+    companion = record.slots[4]
+    assert companion.role == "companion"
+    assert companion.path in {s.path for s in record.slots[:4]}
+
+
+def test_views_of_one_object_share_its_slot(store_dir):
+    record = context(QUERY, store=store_dir, pool=50).record
+    assert len(record.views) == 50
+    merged = [v for v in record.views if v.status == "merged" and v.slot is not None]
+    assert merged, "the fixture query has several views per selected object"
+    for v in merged:
+        assert record.slots[v.slot - 1].object_key == v.object_key
+    assert len(set(record.objects)) == len(record.objects)
+
+
+def test_record_round_trips_through_json(store_dir):
+    record = context(QUERY, "pkg/core.py", 17, store=store_dir, budget=512).record
+    assert record.params["file"] == "pkg/core.py" and record.params["line"] == 17
+    assert AllocationRecord.from_dict(json.loads(record.to_json())) == record
+
+
+def test_deterministic_and_same_over_an_open_retriever(store_dir):
+    first = context(QUERY, store=store_dir, budget=600)
+    retriever = Retriever.open(store_dir)
+    again = context_from(retriever, QUERY, budget=600)
+    assert again.text == first.text and again.record == first.record
+
+
+@pytest.mark.parametrize("policy,budget", [("vital", 4096), ("vital", 100), ("raw-surface", 300)])
+def test_rendered_context_matches_golden(store_dir, policy, budget):
+    result = context(QUERY, store=store_dir, policy=policy, budget=budget)
+    assert_golden(f"context_{policy}_b{budget}.txt", result.text)
+
+
+def test_anchor_file_and_line_reach_the_walk(store_dir):
+    record = context("helper", "pkg/core.py", 34, store=store_dir, retriever="walk", k=3).record
+    assert record.slots and record.params["retriever"] == "walk"
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"query": ""}, "empty query"),
+    ({"query": "   "}, "empty query"),
+    ({"policy": "nope"}, "vital"),
+    ({"budget": 0}, "budget"),
+    ({"k": 0}, "k must"),
+    ({"pool": 0}, "pool"),
+    ({"retriever": "grep"}, "fused"),
+    ({"line": 3}, "--file"),
+])
+def test_bad_input_is_rejected_before_the_index_is_opened(tmp_path, kwargs, message):
+    args = {"query": QUERY, **kwargs}
+    query = args.pop("query")
+    with pytest.raises(InputError, match=message):
+        context(query, store=str(tmp_path / "missing"), **args)
+
+
+def test_unknown_policy_lists_the_valid_ones(store_dir):
+    with pytest.raises(InputError) as info:
+        context(QUERY, store=store_dir, policy="vital-rag")
+    for name in policy_names():
+        assert name in str(info.value)
+
+
+def test_missing_index_is_a_store_error(tmp_path):
+    with pytest.raises(StoreNotFound, match="vitalrag index"):
+        context(QUERY, store=str(tmp_path / "missing"))
+
+
+def test_file_not_in_the_index(store_dir):
+    with pytest.raises(InputError, match="not in the index"):
+        context(QUERY, "nowhere.py", store=store_dir)

@@ -1,0 +1,95 @@
+"""``context``: a query in, C(q) out. Retrieval and allocation end to end.
+
+    >>> from vitalrag.allocate import context
+    >>> result = context("send a prepared request", store=".vitalrag", budget=4096)
+    >>> result.text      # C(q)
+    >>> result.record    # why each candidate view and each slot ended as it did
+
+The retriever returns a pool of ranked views (``pool``, deeper than the ``k``
+slots, so the quotient and the companion slot have something to choose from);
+the allocator reads object text and same-file peers from the same store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from vitalrag.allocate.api import allocate
+from vitalrag.allocate.base import Allocation
+from vitalrag.allocate.controls import get_policy
+from vitalrag.errors import InputError
+from vitalrag.graph.store import DEFAULT_STORE
+from vitalrag.retrieve.api import RETRIEVERS, Retriever
+from vitalrag.tokens import TokenCounter
+
+log = logging.getLogger(__name__)
+
+#: how many ranked views the allocator chooses from by default
+DEFAULT_POOL = 50
+
+
+def check_context_args(query: str, file: str | None, line: int | None, *, policy: str,
+                       budget: int, k: int, pool: int, retriever: str) -> None:
+    """Reject what cannot work before any index is opened, so the message names
+    the user's mistake rather than a missing store."""
+    if not isinstance(query, str) or not query.strip():
+        raise InputError("empty query: say what code you are looking for")
+    get_policy(policy)  # unknown names raise with the list of valid ones
+    if retriever not in RETRIEVERS:
+        raise InputError(f"unknown retriever {retriever!r}: choose one of {', '.join(RETRIEVERS)}")
+    for name, value in (("budget", budget), ("k", k), ("pool", pool)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"{name} must be a whole number >= 1, got {value!r}")
+    if line is not None and file is None:
+        raise InputError("a line needs a file: give --file with --line")
+    if line is not None and line < 1:
+        raise InputError(f"line must be >= 1, got {line!r}")
+
+
+def context_from(retriever_index: Retriever, query: str, file: str | None = None,
+                 line: int | None = None, *, policy: str = "vital", budget: int = 4096, k: int = 5,
+                 pool: int = DEFAULT_POOL, retriever: str = "fused", repo: str | None = None,
+                 b_obj: int = 1024, b_min: int = 128, counter: TokenCounter | None = None
+                 ) -> Allocation:
+    """``context`` over an already open ``Retriever`` (servers and evaluations
+    that answer many queries keep one open)."""
+    check_context_args(query, file, line, policy=policy, budget=budget, k=k, pool=pool,
+                       retriever=retriever)
+    hits = retriever_index.search(query, k=pool, retriever=retriever, file=file, line=line, repo=repo)
+    log.debug("retrieved %d views for %r with %s", len(hits), query, retriever)
+    result = allocate(query, hits, policy=policy, budget=budget, k=k, store=retriever_index.store,
+                      b_obj=b_obj, b_min=b_min, counter=counter)
+    # The record also says where its candidates came from, so it explains itself.
+    params = {**result.record.params, "retriever": retriever, "pool": pool}
+    if file is not None:
+        params["file"] = file
+        if line is not None:
+            params["line"] = line
+    record = dataclasses.replace(result.record, params=params)
+    return dataclasses.replace(result, record=record)
+
+
+def context(query: str, file: str | None = None, line: int | None = None, *,
+            store: str = DEFAULT_STORE, index_dir: str | None = None, policy: str = "vital",
+            budget: int = 4096, k: int = 5, pool: int = DEFAULT_POOL, retriever: str = "fused",
+            repo: str | None = None, b_obj: int = 1024, b_min: int = 128,
+            counter: TokenCounter | None = None) -> Allocation:
+    """Retrieve ``pool`` views for ``query`` from the index at ``store`` and
+    allocate ``k`` slots and ``budget`` tokens among them with ``policy``.
+
+    ``file`` (and ``line`` in it) anchor the graph walk. Object text and
+    same-file peers come from the store. Raises ``InputError`` for bad
+    arguments and ``StoreError`` when there is no index."""
+    check_context_args(query, file, line, policy=policy, budget=budget, k=k, pool=pool,
+                       retriever=retriever)
+    opened = Retriever.open(store, index_dir=index_dir)
+    try:
+        return context_from(opened, query, file, line, policy=policy, budget=budget, k=k, pool=pool,
+                            retriever=retriever, repo=repo, b_obj=b_obj, b_min=b_min,
+                            counter=counter)
+    finally:
+        opened.store.close()
+
+
+__all__ = ["DEFAULT_POOL", "check_context_args", "context", "context_from"]

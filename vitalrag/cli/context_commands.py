@@ -1,0 +1,186 @@
+"""``context`` and ``explain``: retrieve, allocate, and show C(q) or why it is what it is."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from vitalrag.allocate.context import DEFAULT_POOL, context
+from vitalrag.allocate.controls import policy_names
+from vitalrag.allocate.record import AllocationRecord, ViewDecision
+from vitalrag.allocate.report import render_html, spans_text, view_label
+from vitalrag.cli.index_commands import store_option
+from vitalrag.cli.output import emit_json, stderr_console
+from vitalrag.errors import InputError
+from vitalrag.retrieve.api import RETRIEVERS
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from vitalrag.allocate.base import Allocation
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_OPTIONS = [
+    store_option,
+    click.option("--index-dir", envvar="VITALRAG_INDEX_DIR", default=None,
+                 help="Folder of the retrieval index (default: the store folder; .vitalrag for Neo4j)."),
+    click.option("--file", "file", help="The file the query is about (anchors the graph walk)."),
+    click.option("--line", type=click.IntRange(min=1),
+                 help="A line in --file (its enclosing object anchors the walk)."),
+    click.option("--repo", help="Repository to search when the store holds several."),
+    click.option("--policy", type=click.Choice(policy_names()), default="vital", show_default=True,
+                 help="Allocation policy: VITAL-RAG, a control or an ablation."),
+    click.option("--budget", type=click.IntRange(min=1), default=4096, show_default=True,
+                 help="Token budget B for the whole context."),
+    click.option("-k", "--k", "k", type=click.IntRange(min=1), default=5, show_default=True,
+                 help="Slots K: how many objects (or views) get a place."),
+    click.option("--pool", type=click.IntRange(min=1), default=DEFAULT_POOL, show_default=True,
+                 help="How many ranked views the allocator chooses from."),
+    click.option("--retriever", type=click.Choice(RETRIEVERS), default="fused", show_default=True),
+    click.option("--b-obj", type=click.IntRange(min=0), default=1024, show_default=True,
+                 help="Per-object token cap."),
+    click.option("--b-min", type=click.IntRange(min=0), default=128, show_default=True,
+                 help="Per-object token floor when the budget allows it."),
+]
+
+
+def context_options(f: F) -> F:
+    for option in reversed(_OPTIONS):
+        f = option(f)
+    return f
+
+
+def _allocate(query: str, opts: dict[str, Any]) -> Allocation:
+    if opts["line"] is not None and opts["file"] is None:
+        raise click.UsageError("--line needs --file")
+    if not query.strip():
+        raise click.UsageError("empty query: say what code you are looking for")
+    return context(query, opts["file"], opts["line"], store=opts["store_location"],
+                   index_dir=opts["index_dir"], policy=opts["policy"], budget=opts["budget"],
+                   k=opts["k"], pool=opts["pool"], retriever=opts["retriever"], repo=opts["repo"],
+                   b_obj=opts["b_obj"], b_min=opts["b_min"])
+
+
+def _fate(v: ViewDecision, by_id: dict[str, ViewDecision]) -> tuple[str, str]:
+    """What became of a view, and why, in a few words."""
+    if v.status == "representative":
+        return (f"slot {v.slot}" if v.slot is not None else "representative"), v.reason
+    if v.status == "dropped":
+        return "dropped", v.reason
+    target = by_id.get(v.merged_into or "")
+    where = f"slot {v.slot}" if v.slot is not None else "no slot"
+    if target is None:
+        return f"merged into {v.merged_into} ({where})", v.reason
+    if target.object_key == v.object_key:
+        # the record's reason repeats the object id, which this row already shows
+        held = "which holds a slot" if v.slot is not None else "which got no slot"
+        return f"merged into {where}", f"the view ranked {target.rank} represents the object, {held}"
+    # exact dedup merges equal text of another object: name the one kept
+    return f"merged into {target.object_key} ({where})", v.reason
+
+
+def print_record(record: AllocationRecord, console: Console | None = None) -> None:
+    """The record as tables: a header, the selected objects, every candidate view."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    if console is None:
+        # the tables are this command's data: stdout, plain and wide when piped
+        tty = sys.stdout.isatty()
+        console = Console(file=sys.stdout, highlight=False, width=None if tty else 200)
+    p = record.params
+    budget = p.get("budget", "?")
+    settings = "  ".join(f"{k}={v}" for k, v in p.items() if k != "budget")
+    console.print(Text(f"query: {record.query}"))
+    console.print(Text(f"policy: {record.policy}  budget={budget}  {settings}"))
+    console.print(Text(f"tokens: {record.tokens} of {budget} used; query tokens: "
+                       f"{', '.join(record.query_tokens) or 'none'}"))
+
+    merged_count: dict[int, int] = {}
+    for v in record.views:
+        if v.status == "merged" and v.slot is not None:
+            merged_count[v.slot] = merged_count.get(v.slot, 0) + 1
+    slots = Table(title=f"selected objects ({len(record.slots)})", title_justify="left",
+                  box=box.SIMPLE_HEAD)
+    for name, right in (("slot", True), ("role", False), ("object", False), ("lines", False),
+                        ("score", True), ("d", True), ("b", True), ("used", True),
+                        ("clipped", False), ("merged", True), ("why", False)):
+        slots.add_column(name, justify="right" if right else "left", no_wrap=name != "why",
+                         overflow="fold" if name == "why" else "ellipsis")
+    for s in record.slots:
+        shown = (spans_text(s.spans) or "-") if s.tokens else "-"
+        slots.add_row(*(Text(str(c)) for c in (
+            s.slot, s.role, s.object_key, shown, f"{s.score:.4f}", s.d, s.b, s.tokens,
+            "yes" if s.clipped else "no", merged_count.get(s.slot, 0), s.reason)))
+    console.print(slots)
+
+    views = Table(title=f"candidate views ({len(record.views)})", title_justify="left",
+                  box=box.SIMPLE_HEAD)
+    for name, right in (("rank", True), ("score", True), ("object", False), ("view", False),
+                        ("fate", False), ("why", False)):
+        views.add_column(name, justify="right" if right else "left", no_wrap=name != "why",
+                         overflow="fold" if name == "why" else "ellipsis")
+    by_id = {v.view_id: v for v in record.views}
+    for v in record.views:
+        views.add_row(*(Text(str(c)) for c in (
+            v.rank, f"{v.score:.4f}", v.object_key, view_label(v.view_id, v.object_key),
+            *_fate(v, by_id))))
+    console.print(views)
+
+
+@click.command("context")
+@click.argument("query")
+@context_options
+@click.option("--json", "as_json", is_flag=True, help="Print the allocation record as JSON instead.")
+def context_command(query: str, as_json: bool, **opts: Any) -> None:
+    """Build the context C(q) for QUERY: retrieve candidate views, give K code
+    objects a place and a share of the token budget, and print their rendered
+    lines.
+
+    With --json, print the allocation record (every candidate view's fate and
+    every slot's tokens) instead of the text.
+    """
+    result = _allocate(query, opts)
+    if as_json:
+        emit_json(result.record.to_dict())
+        return
+    click.echo(result.text, nl=False)
+
+
+@click.command()
+@click.argument("query")
+@context_options
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, writable=True, path_type=Path),
+              help="Also write a self-contained HTML report to this file.")
+def explain(query: str, html_out: Path | None, **opts: Any) -> None:
+    """Explain the context for QUERY: the candidate views and their fate
+    (representative, merged into an object, or dropped and why), and the
+    selected objects with their role, score, tokens needed (d), given (b) and
+    used, and the lines shown.
+
+    With --html, also write the same as a self-contained HTML page with a
+    budget bar per object.
+    """
+    result = _allocate(query, opts)
+    print_record(result.record)
+    if html_out is not None:
+        try:
+            html_out.write_text(render_html(result.record, parts=result.parts), encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {html_out}: {exc.strerror or exc}") from exc
+        stderr_console().print(f"wrote {html_out}", highlight=False, markup=False)
+
+
+def register(group: click.Group) -> None:
+    for cmd in (context_command, explain):
+        group.add_command(cmd)
+
+
+__all__ = ["context_command", "context_options", "explain", "print_record", "register"]
