@@ -60,7 +60,7 @@ def test_settings_from_the_environment():
     s = Neo4jSettings.from_env("bolt://h:7687", env)
     assert (s.username, s.password, s.database, s.batch_size) == ("bob", "x" * 8, "code", 50)
     d = Neo4jSettings.from_env("bolt://h:7687", {})
-    assert (d.username, d.password, d.database, d.batch_size) == ("neo4j", None, None, 1000)
+    assert (d.username, d.password, d.database, d.batch_size) == ("neo4j", None, None, 5000)
     for bad in ("0", "-3", "many"):
         with pytest.raises(InputError, match="VITALRAG_NEO4J_BATCH"):
             Neo4jSettings.from_env("bolt://h:7687", {"VITALRAG_NEO4J_BATCH": bad})

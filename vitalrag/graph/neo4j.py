@@ -6,7 +6,7 @@ against both). The layout and every statement are in ``neo4j_queries``.
 Settings come from the URI and the environment, never from the command line:
 ``NEO4J_USERNAME`` (default ``neo4j``), ``NEO4J_PASSWORD`` (no auth when unset),
 ``NEO4J_DATABASE`` (the server's default when unset) and
-``VITALRAG_NEO4J_BATCH`` (rows per write transaction, default 1000).
+``VITALRAG_NEO4J_BATCH`` (rows per write transaction, default 5000).
 
 Driver errors are translated here, at the boundary: an unreachable server is
 ``StoreUnavailable``, refused credentials ``StoreAuthError``, anything else the
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BATCH = 1000
+DEFAULT_BATCH = 5000
 #: a write transaction of file texts stays under this many characters
 SOURCE_BATCH_CHARS = 4_000_000
 #: files deleted per transaction
@@ -193,6 +193,25 @@ class Neo4jStore:
         for chunk in _chunks(rows, self.settings.batch_size):
             self._write(query, rows=list(chunk))
 
+    def _write_grouped(self, rows: Sequence[tuple[str, dict[str, Any]]],
+                       check: Any = None) -> None:
+        """Write ``(query, row)`` pairs in batches of ``batch_size`` rows, each batch
+        one transaction running one ``UNWIND`` per distinct query in it. ``check``,
+        given a batch's results, may raise to roll that batch back."""
+        for chunk in _chunks(rows, self.settings.batch_size):
+            grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            for query, row in chunk:
+                grouped[query].append(row)
+
+            def work(tx: Any, grouped: dict[str, list[dict[str, Any]]] = grouped) -> None:
+                for query, batch in grouped.items():
+                    record = tx.run(query, rows=batch).single()
+                    if check is not None:
+                        check(batch, record)
+
+            with self._errors(), self._driver.session(database=self.settings.database) as session:
+                session.execute_write(work)
+
     def _check_schema_version(self) -> None:
         records = self._read(q.GET_SCHEMA_VERSION)
         if not records:
@@ -225,37 +244,36 @@ class Neo4jStore:
     # -- writes ---------------------------------------------------------------
     def upsert_objects(self, objects: Sequence[CodeObject]) -> None:
         latest = {o.id: o for o in objects}
-        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        rows = []
         for obj in latest.values():
-            q.kind_label(obj.kind)  # refuse unknown kinds before writing anything
-            by_kind[obj.kind].append({"id": obj.id, "props": {**obj.to_dict(), "caption": caption(obj)}})
-        if not by_kind:
+            # refuse unknown kinds before writing anything
+            rows.append((q.upsert_objects(obj.kind), {"id": obj.id, "props": {**obj.to_dict(), "caption": caption(obj)}}))
+        if not rows:
             return
         self._ensure_schema()
-        for kind, rows in by_kind.items():
-            self._write_rows(q.upsert_objects(kind), rows)
+        self._write_grouped(rows)
         log.debug("wrote %d objects to %s", len(latest), self.location)
 
     def upsert_edges(self, edges: Sequence[Edge]) -> None:
         latest = {e.key: e for e in edges}
-        for e in latest.values():
-            q.edge_type(e.kind)
-        if not latest:
+        rows = [(q.upsert_edges(e.kind), {"source": e.source, "target": e.target, "lines": list(e.lines)})
+                for e in latest.values()]
+        if not rows:
             return
         self._ensure_schema()
-        ends = sorted({end for e in latest.values() for end in (e.source, e.target)})
-        missing: set[str] = set()
-        for chunk in _chunks(ends, self.settings.batch_size):
-            missing.update(r["id"] for r in self._read(q.MISSING_OBJECTS, ids=list(chunk)))
-        for e in edges:
-            for end in (e.source, e.target):
-                if end in missing:
-                    raise StoreError(f"edge {e.kind} {e.source} -> {e.target}: no node {end}")
-        by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for e in latest.values():
-            by_kind[e.kind].append({"source": e.source, "target": e.target, "lines": list(e.lines)})
-        for kind, rows in by_kind.items():
-            self._write_rows(q.upsert_edges(kind), rows)
+
+        def check(batch: list[dict[str, Any]], record: Any) -> None:
+            # an edge whose end is missing writes nothing: name it, and roll back
+            if record is None or record["written"] != len(batch):
+                ends = sorted({r[end] for r in batch for end in ("source", "target")})
+                found = {r["id"] for r in self._read(q.MISSING_OBJECTS, ids=ends)}
+                for r in batch:
+                    for end in ("source", "target"):
+                        if r[end] in found:
+                            raise StoreError(f"edge {r['source']} -> {r['target']}: no node {r[end]}")
+                raise StoreError("edges were not all written (a node was deleted concurrently?)")
+
+        self._write_grouped(rows, check)
         log.debug("wrote %d edges to %s", len(latest), self.location)
 
     def upsert_unresolved(self, refs: Sequence[UnresolvedRef]) -> None:

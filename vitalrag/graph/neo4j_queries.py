@@ -83,15 +83,18 @@ def edge_type(kind: str) -> str:
 
 
 def upsert_objects(kind: str) -> str:
-    """MERGE a batch of one kind by id; the kind label replaces any earlier one."""
+    """MERGE a batch of one kind by id. A node whose kind changed loses its old
+    kind label (checked per row, so the common case pays nothing for it)."""
     label = kind_label(kind)
     others = ":".join(v for v in KIND_LABELS.values() if v != label)
     return (
         "UNWIND $rows AS row "
         "MERGE (n:CodeObject {id: row.id}) "
-        "SET n += row.props "
-        f"REMOVE n:{others} "
-        f"SET n:{label}"
+        "WITH n, row, n.kind AS old "
+        "SET n = row.props "
+        f"SET n:{label} "
+        "WITH n, old WHERE old IS NOT NULL AND old <> n.kind "
+        f"REMOVE n:{others}"
     )
 
 
@@ -111,7 +114,8 @@ def upsert_edges(kind: str) -> str:
         "MATCH (s:CodeObject {id: row.source}) "
         "MATCH (t:CodeObject {id: row.target}) "
         f"MERGE (s)-[r:{rel}]->(t) "
-        "SET r.lines = row.lines"
+        "SET r.lines = row.lines "
+        "RETURN count(*) AS written"
     )
 
 
