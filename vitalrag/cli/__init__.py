@@ -38,6 +38,7 @@ def main(verbose: int) -> None:
 
 from vitalrag.cli import (  # noqa: E402  (register commands)
     context_commands,
+    eval_commands,
     index_commands,
     neo4j_commands,
     search_commands,
@@ -46,4 +47,5 @@ from vitalrag.cli import (  # noqa: E402  (register commands)
 index_commands.register(main)
 search_commands.register(main)
 context_commands.register(main)
+eval_commands.register(main)
 neo4j_commands.register(main)

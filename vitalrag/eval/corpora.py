@@ -156,3 +156,26 @@ def _fetch_maven(spec: str, cache: Path) -> Corpus:
         except (urllib.error.URLError, OSError) as exc:
             raise FetchError(f"cannot download {spec} from {url}: {exc}") from exc
         return _finish(dest, spec, artifact, archive)
+
+
+#: the named development corpora (``vitalrag eval corpus fetch dev`` fetches all)
+DEV_CORPORA: dict[str, str] = {
+    "requests": "pypi:requests==2.32.3",
+    "click": "pypi:click==8.1.7",
+    "flask": "pypi:flask==3.1.0",
+    "jsoup": "maven:org.jsoup:jsoup:1.18.1",
+    "commons-csv": "maven:org.apache.commons:commons-csv:1.12.0",
+    "commons-io": "maven:commons-io:commons-io:2.18.0",
+}
+ALIASES: dict[str, tuple[str, ...]] = {"dev": tuple(DEV_CORPORA)}
+
+
+def expand(names: list[str] | tuple[str, ...]) -> list[str]:
+    """Specs for corpus names, aliases (``dev``), specs and paths, in order, once each."""
+    out: list[str] = []
+    for name in names:
+        for n in ALIASES.get(name, (name,)):
+            spec = DEV_CORPORA.get(n, n)
+            if spec not in out:
+                out.append(spec)
+    return out

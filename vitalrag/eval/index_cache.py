@@ -1,0 +1,109 @@
+"""Per-corpus indexes for evaluation, cached so reruns skip ingest.
+
+An evaluation indexes each corpus into its own embedded store under
+``$VITALRAG_CACHE/eval-index/<name>-<key>/``. The key hashes the repository
+name, every file's path, size and mtime, and the source of the ingest code
+that produced the graph, so an edited corpus or a changed extractor gets a
+fresh index instead of a stale one. The retrieval index (for the end-to-end
+``retrieved`` pool) is built in the same folder on first use, per embedder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from vitalrag.errors import InputError
+from vitalrag.eval.corpora import cache_root
+from vitalrag.graph.memory import GRAPH_FILE, MemoryStore
+from vitalrag.model import SCHEMA_VERSION
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+
+
+def index_cache_root() -> Path:
+    return cache_root().parent / "eval-index"
+
+
+def _code_digest() -> str:
+    """The ingest code and data model: a change there invalidates cached graphs."""
+    import vitalrag
+
+    base = Path(vitalrag.__file__).parent
+    h = hashlib.sha256(str(SCHEMA_VERSION).encode())
+    for p in sorted([base / "model.py", *(base / "ingest").rglob("*.py"), *(base / "ingest").rglob("*.scm")]):
+        h.update(p.relative_to(base).as_posix().encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def corpus_key(root: Path, name: str) -> str:
+    h = hashlib.sha256(name.encode())
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for fn in sorted(filenames):
+            p = Path(dirpath) / fn
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            h.update(f"{p.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    h.update(_code_digest().encode())
+    return h.hexdigest()[:16]
+
+
+def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None = None,
+                 workers: int | None = None, progress: Progress | None = None) -> MemoryStore:
+    """The graph of the repository at ``root`` named ``name``, from the cache or
+    freshly indexed into it (written to a temporary folder, then renamed)."""
+    from vitalrag.ingest import index_repository
+
+    src = Path(root)
+    if not src.is_dir():
+        raise InputError(f"corpus folder {src} does not exist (fetch it again with `vitalrag eval corpus fetch`)")
+    base = cache or index_cache_root()
+    folder = base / f"{name}-{corpus_key(src, name)}"
+    if (folder / GRAPH_FILE).is_file():
+        log.info("using the cached index of %s at %s", name, folder)
+        return MemoryStore.open(folder, create=False)
+    base.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=base))
+    try:
+        store = MemoryStore(tmp)
+        index_repository(src, store, name=name, workers=workers, progress=progress)
+        for old in base.glob(f"{name}-*"):  # earlier keys of this corpus are stale now
+            if old.is_dir() and old != folder and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{16}}", old.name):
+                shutil.rmtree(old, ignore_errors=True)
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.replace(tmp, folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return MemoryStore.open(folder, create=False)
+
+
+def corpus_retrieval(store: MemoryStore, model: str | None, *, progress: Progress | None = None):  # noqa: ANN201
+    """The retrieval index beside a cached corpus store, built for ``model``
+    (``hashing`` when None) unless one for that model is already there."""
+    from vitalrag.errors import StoreNotFound
+    from vitalrag.retrieve.dense import make_embedder
+    from vitalrag.retrieve.index import RetrievalIndex
+
+    embedder = make_embedder(model or "hashing")
+    try:
+        index = RetrievalIndex.load(store.folder)
+        if index.model == embedder.name:
+            return index, embedder
+    except StoreNotFound:
+        pass
+    index, _ = RetrievalIndex.build(store, store.folder, embedder=embedder, progress=progress)
+    return index, embedder
