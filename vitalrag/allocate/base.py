@@ -127,12 +127,17 @@ class Item:
     reason: str
 
 
+#: view kinds whose text is not the source lines as written
+DERIVED_VIEW_KINDS = frozenset({"signature", "docstring"})
+
+
 def view_text(rv: RankedView) -> ObjectText:
     """A view rendered as itself (view-level controls, the no-quotient ablation)."""
     v = rv.view
     lines = tuple(v.text.splitlines())
     return ObjectText(f"view:{v.id}", v.path, object_identifier(v), first_signature(lines),
-                      v.start_line or 1, lines, f"{v.repo}:{normalise_path(v.path)}")
+                      v.start_line or 1, lines, f"{v.repo}:{normalise_path(v.path)}",
+                      verbatim=v.kind not in DERIVED_VIEW_KINDS)
 
 
 def token_authority(d: Sequence[int], budget: int, b_obj: int, b_min: int) -> list[int]:

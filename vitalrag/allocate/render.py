@@ -69,7 +69,7 @@ def unclipped(obj: ObjectText) -> str:
 def full_rendering(obj: ObjectText, counter: TokenCounter) -> Rendering:
     text = unclipped(obj)
     n = counter.count(text)
-    spans = ((obj.start_line, obj.end_line),) if obj.lines else ()
+    spans = ((obj.start_line, obj.end_line),) if obj.lines and obj.verbatim else ()
     return Rendering(text, n, n, spans)
 
 
@@ -222,4 +222,5 @@ def _grow(obj: ObjectText, budget: int, counter: TokenCounter, full: Rendering,
             break
     if exact > budget:
         return header_only()
-    return Rendering(text, exact, full.tokens, ((obj.start_line + lo, obj.start_line + hi),))
+    spans = ((obj.start_line + lo, obj.start_line + hi),) if obj.verbatim else ()
+    return Rendering(text, exact, full.tokens, spans)

@@ -39,7 +39,9 @@ class ObjectText:
     """One object's source as the renderer sees it.
 
     ``lines`` carry no line terminators; ``lines[0]`` is line ``start_line`` of
-    ``path``. ``file`` is ``repo:path``, the unit of "same file"."""
+    ``path``. ``file`` is ``repo:path``, the unit of "same file". ``verbatim`` is
+    False for text that is not the file's lines as written (a signature with its
+    whitespace collapsed, a docstring): its renderings claim no source span."""
 
     key: ObjectKey
     path: str
@@ -48,6 +50,7 @@ class ObjectText:
     start_line: int
     lines: tuple[str, ...]
     file: str = ""
+    verbatim: bool = True
 
     @property
     def end_line(self) -> int:
