@@ -159,14 +159,17 @@ def context_command(query: str, as_json: bool, **opts: Any) -> None:
 @context_options
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, writable=True, path_type=Path),
               help="Also write a self-contained HTML report to this file.")
-def explain(query: str, html_out: Path | None, **opts: Any) -> None:
+@click.option("--to-neo4j", "neo4j_uri", metavar="URI", default=None,
+              help="Also write this allocation's provenance to Neo4j at URI (an :Allocation node "
+                   "linked to the objects it selected and the views it merged or dropped).")
+def explain(query: str, html_out: Path | None, neo4j_uri: str | None, **opts: Any) -> None:
     """Explain the context for QUERY: the candidate views and their fate
     (representative, merged into an object, or dropped and why), and the
     selected objects with their role, score, tokens needed (d), given (b) and
     used, and the lines shown.
 
     With --html, also write the same as a self-contained HTML page with a
-    budget bar per object.
+    budget bar per object; with --to-neo4j, store it in Neo4j for the Browser.
     """
     result = _allocate(query, opts)
     print_record(result.record)
@@ -176,6 +179,21 @@ def explain(query: str, html_out: Path | None, **opts: Any) -> None:
         except OSError as exc:
             raise InputError(f"cannot write {html_out}: {exc.strerror or exc}") from exc
         stderr_console().print(f"wrote {html_out}", highlight=False, markup=False)
+    if neo4j_uri is not None:
+        from vitalrag.graph.neo4j import Neo4jStore
+        from vitalrag.graph.store import is_server_uri
+
+        if not is_server_uri(neo4j_uri):
+            raise InputError(f"--to-neo4j needs a neo4j:// or bolt:// URI, not {neo4j_uri!r}")
+        store = Neo4jStore.from_uri(neo4j_uri)
+        try:
+            aid = store.write_allocation(result.record.to_dict())
+        finally:
+            store.close()
+        # plain echo: the Cypher line must not be wrapped, so it can be pasted
+        click.echo(f"wrote allocation {aid} to {neo4j_uri}; paste in the Browser:", err=True)
+        click.echo(f"MATCH p=(a:Allocation {{id: '{aid}'}})-[:SELECTED|CONSIDERED]->()-[*0..1]->() RETURN p",
+                   err=True)
 
 
 def register(group: click.Group) -> None:

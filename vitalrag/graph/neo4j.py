@@ -15,9 +15,11 @@ server refuses ``StoreError``. No message names the password.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -442,3 +444,58 @@ class Neo4jStore:
     def export(self, repo: str | None = None) -> dict[str, Any]:
         return sorted_export(self.find_objects(repo=repo), self.find_edges(repo=repo), self.unresolved(repo))
 
+    # -- allocation provenance -------------------------------------------------
+    def write_allocation(self, record: Mapping[str, Any], allocation_id: str | None = None) -> str:
+        """Store an allocation record (``AllocationRecord.to_dict()``) as an
+        ``:Allocation`` node linked to the objects it selected and to every
+        candidate view it considered; returns the allocation id."""
+        text = json.dumps(record, sort_keys=True)
+        aid = allocation_id or "alloc-" + hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+        params = record.get("params", {})
+        props = {
+            "query": record["query"], "policy": record["policy"], "tokens": int(record["tokens"]),
+            "budget": params.get("budget"), "k": params.get("k"), "params": json.dumps(params, sort_keys=True),
+            "caption": f"allocation {record['policy']}: {record['query'][:60]}",
+            "created_at": time.time(),
+        }
+        candidates, merged = [], []
+        for v in record.get("views", []):
+            key = f"{aid}|{v['view_id']}"
+            candidates.append({
+                "key": key,
+                "props": {"view_id": v["view_id"], "object_key": v["object_key"], "allocation": aid,
+                          "caption": f"{v['status']} #{v['rank']} {v['view_id'].rsplit('#', 1)[-1][:60]}"},
+                "edge": {"rank": v["rank"], "score": v["score"], "status": v["status"], "reason": v["reason"],
+                         "slot": v.get("slot")},
+            })
+            if v.get("merged_into"):
+                merged.append({"key": key, "into": f"{aid}|{v['merged_into']}"})
+        selected = [{
+            "object": s["object_key"], "slot": s["slot"],
+            "props": {"role": s["role"], "score": s["score"], "tokens_needed": s["d"], "tokens_given": s["b"],
+                      "tokens_used": s["tokens"], "clipped": s["clipped"], "view_id": s["view_id"],
+                      "spans": json.dumps(s["spans"]), "reason": s["reason"]},
+        } for s in record.get("slots", [])]
+        for statement in q.ALLOCATION_SCHEMA:
+            self._write(statement)
+        with self._errors(), self._driver.session(database=self.settings.database) as session:
+            def work(tx: Any) -> None:
+                tx.run(q.WRITE_ALLOCATION, id=aid, props=props).consume()
+                tx.run(q.WRITE_CANDIDATES, id=aid, rows=candidates).consume()
+                tx.run(q.LINK_MERGED, rows=merged).consume()
+                tx.run(q.WRITE_SELECTED, id=aid, rows=selected).consume()
+
+            session.execute_write(work)
+        return aid
+
+    def read_allocation(self, allocation_id: str) -> dict[str, Any] | None:
+        """What ``write_allocation`` stored, for reports and tests."""
+        records = self._read(q.READ_ALLOCATION, id=allocation_id)
+        if not records:
+            return None
+        r = records[0]
+        return {"allocation": r["allocation"], "selected": [x for x in r["selected"] if x],
+                "views": [x for x in r["views"] if x]}
+
+    def delete_allocation(self, allocation_id: str) -> None:
+        self._write(q.DELETE_ALLOCATION, id=allocation_id)

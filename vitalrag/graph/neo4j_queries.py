@@ -275,3 +275,62 @@ COUNT_REPO_EDGES = (
     f"MATCH (:CodeObject {{repo: $repo}})-[r:{_ALL_EDGE_TYPES}]->(:CodeObject) "
     "RETURN type(r) AS kind, count(*) AS n"
 )
+
+
+# -- allocation provenance ------------------------------------------------------
+# (:Allocation)-[:SELECTED {slot, role, ...}]->(:CodeObject)
+# (:Allocation)-[:CONSIDERED {rank, score, status, reason}]->(:CandidateView)
+# (:CandidateView)-[:VIEW_OF]->(:CodeObject)      when the view's object is in the graph
+# (:CandidateView)-[:MERGED_INTO]->(:CandidateView) the view that represents its object
+
+ALLOCATION_SCHEMA: tuple[str, ...] = (
+    "CREATE CONSTRAINT vitalrag_allocation_id IF NOT EXISTS FOR (a:Allocation) REQUIRE a.id IS UNIQUE",
+    "CREATE CONSTRAINT vitalrag_candidate_key IF NOT EXISTS FOR (v:CandidateView) REQUIRE v.key IS UNIQUE",
+)
+
+WRITE_ALLOCATION = (
+    "MERGE (a:Allocation {id: $id}) SET a += $props "
+    "WITH a "
+    "OPTIONAL MATCH (a)-[old:SELECTED|CONSIDERED]->() DELETE old"
+)
+
+WRITE_CANDIDATES = (
+    "MATCH (a:Allocation {id: $id}) "
+    "UNWIND $rows AS row "
+    "MERGE (v:CandidateView {key: row.key}) SET v += row.props "
+    "MERGE (a)-[c:CONSIDERED]->(v) SET c += row.edge "
+    "WITH v, row "
+    "OPTIONAL MATCH (o:CodeObject {id: row.props.object_key}) "
+    "FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END | MERGE (v)-[:VIEW_OF]->(o))"
+)
+
+LINK_MERGED = (
+    "UNWIND $rows AS row "
+    "MATCH (v:CandidateView {key: row.key}) MATCH (r:CandidateView {key: row.into}) "
+    "MERGE (v)-[:MERGED_INTO]->(r)"
+)
+
+WRITE_SELECTED = (
+    "MATCH (a:Allocation {id: $id}) "
+    "UNWIND $rows AS row "
+    "MATCH (o:CodeObject {id: row.object}) "
+    "MERGE (a)-[s:SELECTED {slot: row.slot}]->(o) SET s += row.props"
+)
+
+READ_ALLOCATION = (
+    "MATCH (a:Allocation {id: $id}) "
+    "OPTIONAL MATCH (a)-[s:SELECTED]->(o:CodeObject) "
+    "WITH a, s, o ORDER BY s.slot "
+    "WITH a, collect(CASE WHEN o IS NULL THEN NULL ELSE {object: o.id, props: s {.*}} END) AS selected "
+    "OPTIONAL MATCH (a)-[c:CONSIDERED]->(v:CandidateView) "
+    "OPTIONAL MATCH (v)-[:MERGED_INTO]->(r:CandidateView) "
+    "WITH a, selected, c, v, r ORDER BY c.rank "
+    "RETURN a {.*} AS allocation, selected, "
+    "collect(CASE WHEN v IS NULL THEN NULL ELSE {view: v {.*}, edge: c {.*}, into: r.view_id} END) AS views"
+)
+
+DELETE_ALLOCATION = (
+    "MATCH (a:Allocation {id: $id}) "
+    "OPTIONAL MATCH (a)-[:CONSIDERED]->(v:CandidateView) "
+    "DETACH DELETE v, a"
+)
