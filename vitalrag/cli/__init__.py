@@ -42,6 +42,7 @@ from vitalrag.cli import (  # noqa: E402  (register commands)
     index_commands,
     neo4j_commands,
     search_commands,
+    serve_commands,
 )
 
 index_commands.register(main)
@@ -49,3 +50,4 @@ search_commands.register(main)
 context_commands.register(main)
 eval_commands.register(main)
 neo4j_commands.register(main)
+serve_commands.register(main)

@@ -9,7 +9,7 @@ import click
 
 from vitalrag.cli.output import emit_json, progress_bar, stderr_console
 from vitalrag.errors import ObjectNotFound, VitalRAGError
-from vitalrag.graph.store import DEFAULT_STORE, GraphStore, open_store
+from vitalrag.graph.store import DEFAULT_STORE, GraphStore, object_lines, open_store
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
 from vitalrag.model import EDGE_KINDS, NODE_KINDS
 
@@ -190,13 +190,7 @@ def object_source(store: GraphStore, obj_id: str) -> tuple[Any, str]:
     if obj_id not in found:
         raise ObjectNotFound(f"no object with id {obj_id!r} in {store.location}")
     obj = found[obj_id]
-    text = ""
-    if obj.start_line and not obj.path.endswith("/"):
-        from vitalrag.model import file_id
-
-        src = store.source(file_id(obj.repo, obj.path)) or ""
-        text = "\n".join(src.splitlines()[obj.start_line - 1:obj.end_line])
-    return obj, text
+    return obj, "\n".join(object_lines(store, obj))
 
 
 @click.command()

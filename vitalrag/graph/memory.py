@@ -50,6 +50,7 @@ class MemoryStore:
         self._unresolved: dict[NodeId, dict[tuple[str, str, str, int], UnresolvedRef]] = defaultdict(dict)
         self._sources: dict[NodeId, str] = {}
         self._meta: dict[str, dict[str, Any]] = {}
+        self._defs_cache: dict[tuple[str, str], tuple[NodeId, ...]] = {}
 
     # -- opening / saving -----------------------------------------------------
     @classmethod
@@ -118,6 +119,7 @@ class MemoryStore:
 
     # -- writes ---------------------------------------------------------------
     def upsert_objects(self, objects: Sequence[CodeObject]) -> None:
+        self._defs_cache.clear()
         for obj in objects:
             if obj.id in self.graph:
                 old = self._object(obj.id)
@@ -143,6 +145,7 @@ class MemoryStore:
         self._meta[repo] = dict(meta)
 
     def delete_objects(self, ids: Sequence[NodeId]) -> None:
+        self._defs_cache.clear()
         for node in ids:
             if node not in self.graph:
                 continue
@@ -166,6 +169,7 @@ class MemoryStore:
                     del self._unresolved[key[0]]
 
     def delete_files(self, repo: str, paths: Sequence[str]) -> None:
+        self._defs_cache.clear()
         for path in paths:
             ids = self._by_file.pop((repo, path), set())
             self.graph.remove_nodes_from(ids)
@@ -255,15 +259,22 @@ class MemoryStore:
             frontier = nxt
         return {n: h for n, h in sorted(seen.items()) if h > 0}
 
+    def _definitions(self, key: tuple[str, str]) -> tuple[NodeId, ...]:
+        """The definitions of one file, sorted; cached until that file is written."""
+        defs = self._defs_cache.get(key)
+        if defs is None:
+            defs = tuple(sorted(p for p in self._by_file.get(key, ())
+                                if self.graph.nodes[p]["obj"]["kind"] in DEFINITION_KINDS))
+            self._defs_cache[key] = defs
+        return defs
+
     def same_file(self, ids: Iterable[NodeId]) -> dict[NodeId, list[NodeId]]:
         out: dict[NodeId, list[NodeId]] = {}
         for node in ids:
             if node not in self.graph:
                 continue
             d = self.graph.nodes[node]["obj"]
-            peers = self._by_file.get((d["repo"], d["path"]), set())
-            out[node] = sorted(p for p in peers if p != node
-                               and self.graph.nodes[p]["obj"]["kind"] in DEFINITION_KINDS)
+            out[node] = [p for p in self._definitions((d["repo"], d["path"])) if p != node]
         return out
 
     def unresolved(self, repo: str | None = None) -> list[UnresolvedRef]:

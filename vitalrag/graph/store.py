@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef
+from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, file_id
 
 Direction = Literal["out", "in", "both"]
 
@@ -143,3 +143,11 @@ def sorted_export(objects: Iterable[CodeObject], edges: Iterable[Edge],
         "edges": [e.to_dict() for e in sorted(edges, key=lambda e: e.key)],
         "unresolved": [u.to_dict() for u in sorted(unresolved, key=lambda u: u.key)],
     }
+
+
+def object_lines(store: GraphStore, obj: CodeObject) -> list[str]:
+    """The source lines of an object (none for repositories and modules)."""
+    if not obj.start_line or obj.path.endswith("/") or not obj.path:
+        return []
+    text = store.source(file_id(obj.repo, obj.path)) or ""
+    return text.splitlines()[obj.start_line - 1:obj.end_line]

@@ -1,0 +1,210 @@
+"""MCP server latency: ``get_context`` over streamable HTTP on a real repository.
+
+    python bench/serve.py [SPEC] [--calls 200] [--concurrency 8] [--model all-MiniLM-L6-v2] [--store DIR]
+
+SPEC defaults to pypi:requests==2.32.3. The repository is indexed into a
+temporary embedded store (or into --store DIR, reused when it already holds an
+index) with the real (default) embedding model, so every call includes dense
+query encoding; then ``vitalrag serve --transport http`` runs as
+a subprocess on a free loopback port (bearer token on, CPU only) and CALLS
+``get_context`` calls (budget 4096, policy vital) are made over the SDK's
+ClientSession with CONCURRENCY in flight at once, one session each (and once
+more with one in flight). Prints the client-side p50/p95/max per call, the
+throughput, and for comparison the same queries in-process (retrieval +
+allocation without MCP/HTTP, sequential).
+Target: p95 < 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+import httpx2
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from vitalrag.eval.corpora import Corpus, fetch
+from vitalrag.graph.memory import MemoryStore
+from vitalrag.ingest import index_repository
+from vitalrag.retrieve.dense import make_embedder
+from vitalrag.retrieve.index import POINTER, RetrievalIndex
+from vitalrag.serve import ContextService
+
+TOKEN = "bench-token"
+LAUNCH = (
+    "from vitalrag.cli import main\n"
+    "if 'serve' not in main.commands:\n"
+    "    from vitalrag.cli import serve_commands\n"
+    "    serve_commands.register(main)\n"
+    "main(prog_name='vitalrag')\n"
+)
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def queries(store: MemoryStore, n: int, seed: int = 7) -> list[str]:
+    """Docstring first lines and object names from the repository, seeded."""
+    objs = [o for o in store.find_objects() if o.kind in ("function", "method", "class")]
+    rng = random.Random(seed)
+    rng.shuffle(objs)
+    out: list[str] = []
+    while len(out) < n and objs:
+        for o in objs:
+            if len(out) >= n:
+                break
+            doc = o.docstring.strip().splitlines()[0] if o.docstring.strip() else ""
+            out.append(doc if len(doc.split()) >= 3 else f"where is {o.name} used")
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(store: Path, port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "VITALRAG_TOKEN": TOKEN, "CUDA_VISIBLE_DEVICES": ""}
+    process = subprocess.Popen([sys.executable, "-c", LAUNCH, "serve", "--store", str(store),
+                                "--transport", "http", "--port", str(port)], env=env,
+                               stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 120
+    while True:
+        if process.poll() is not None:
+            raise SystemExit(f"server exited with {process.returncode}")
+        try:
+            httpx2.get(url, timeout=1)
+            return process
+        except httpx2.TransportError:
+            if time.monotonic() > deadline:
+                process.terminate()
+                raise SystemExit("server did not answer within 120 s") from None
+            time.sleep(0.2)
+
+
+async def load(url: str, qs: list[str], concurrency: int) -> tuple[list[float], int, float]:
+    """Every query once, ``concurrency`` sessions in flight; per-call ms, errors, wall s."""
+    times: list[float] = []
+    errors = 0
+
+    async def worker(n: int) -> None:
+        nonlocal errors
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=300)) as client:
+            async with streamable_http_client(url, http_client=client) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    await session.call_tool("get_context", {"query": "warm up this session"})
+                    await barrier.wait()
+                    for q in qs[n::concurrency]:
+                        t = time.perf_counter()
+                        result = await session.call_tool("get_context", {"query": q, "budget": 4096})
+                        times.append((time.perf_counter() - t) * 1000)
+                        errors += bool(result.is_error)
+
+    barrier = _Barrier(concurrency)
+    started = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for n in range(concurrency):
+            tg.start_soon(worker, n)
+    return times, errors, time.perf_counter() - started
+
+
+class _Barrier:
+    """Start the timed calls together, after every session has connected."""
+
+    def __init__(self, parties: int) -> None:
+        self.parties = parties
+        self.count = 0
+        self.event = anyio.Event()
+
+    async def wait(self) -> None:
+        self.count += 1
+        if self.count == self.parties:
+            self.event.set()
+        await self.event.wait()
+
+
+def reindex_timing(corpus: Corpus, store: Path) -> dict[str, float] | None:
+    """HOOK (lead): incremental re-index timing. Edit one file of ``corpus``,
+    re-index into ``store`` while the server runs, and time until get_context
+    answers from the new snapshot. Returns None until it is built."""
+    return None
+
+
+def report(name: str, times: list[float]) -> None:
+    print(f"{name:<34} p50 {pct(times, 50):7.1f} ms  p95 {pct(times, 95):7.1f} ms  "
+          f"mean {statistics.fmean(times):7.1f} ms  max {max(times):7.1f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("spec", nargs="?", default="pypi:requests==2.32.3")
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--model", default=None, help="embedding model (default: the packaged all-MiniLM-L6-v2)")
+    ap.add_argument("--target-p95", type=float, default=150.0)
+    ap.add_argument("--store", type=Path, default=None, help="index folder to build once and reuse")
+    args = ap.parse_args()
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""  # the figure is for CPU
+    corpus = fetch(args.spec)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.store or Path(tmp) / "idx"
+        if (folder / POINTER).exists():
+            store = MemoryStore.open(folder, create=False)
+            loaded = RetrievalIndex.load(folder)
+            views, model = len(loaded.views), loaded.model
+        else:
+            store = MemoryStore(folder)
+            index_repository(corpus.path, store, name=corpus.name)
+            _, stats = RetrievalIndex.build(store, folder, embedder=make_embedder(args.model))
+            views, model = stats.views, stats.model
+        qs = queries(store, args.calls)
+        print(f"{corpus.name}: {views} views, model {model}, {len(qs)} get_context calls, "
+              f"{args.concurrency} in flight, CPU ({os.cpu_count()} cores visible)")
+
+        service = ContextService(str(folder)).open()
+        in_process = []
+        for q in qs:
+            t = time.perf_counter()
+            service.get_context(q)
+            in_process.append((time.perf_counter() - t) * 1000)
+        service.close()
+
+        port = free_port()
+        process = start_server(folder, port)
+        try:
+            url = f"http://127.0.0.1:{port}/mcp"
+            sequential, _, _ = anyio.run(load, url, qs, 1)
+            times, errors, wall = anyio.run(load, url, qs, args.concurrency)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+        report("in-process get_context (seq.)", in_process)
+        report("MCP/HTTP get_context (1 in flight)", sequential)
+        report(f"MCP/HTTP get_context ({args.concurrency} in flight)", times)
+        print(f"throughput {len(times) / wall:.1f} calls/s, errors {errors}/{len(times)}, "
+              f"p95 target {args.target_p95:.0f} ms: "
+              f"{'met' if pct(times, 95) < args.target_p95 else 'NOT met'}")
+        reindex = reindex_timing(corpus, folder)
+        if reindex is not None:
+            for name, seconds in reindex.items():
+                print(f"re-index {name}: {seconds:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

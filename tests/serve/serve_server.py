@@ -1,0 +1,109 @@
+"""Fixtures for the MCP server tests: a small real index, and the server
+started the way a client starts it (a subprocess over stdio or HTTP)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP server needs the mcp SDK")
+
+import httpx2  # noqa: E402  (the mcp SDK's HTTP client)
+
+from vitalrag.graph.memory import MemoryStore  # noqa: E402
+from vitalrag.ingest import index_repository  # noqa: E402
+from vitalrag.retrieve.dense import HashingEmbedder  # noqa: E402
+from vitalrag.retrieve.index import RetrievalIndex  # noqa: E402
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
+REPO = "pyr"
+TOKEN = "test-token-3f9a"
+
+# `vitalrag serve`, whether or not the command is registered in vitalrag.cli yet.
+LAUNCH = (
+    "from vitalrag.cli import main\n"
+    "if 'serve' not in main.commands:\n"
+    "    from vitalrag.cli import serve_commands\n"
+    "    serve_commands.register(main)\n"
+    "main(prog_name='vitalrag')\n"
+)
+
+
+def serve_command(*args: str) -> list[str]:
+    return [sys.executable, "-c", LAUNCH, "serve", *args]
+
+
+def build_index(repo: Path, folder: Path, name: str = REPO) -> Path:
+    """Index ``repo`` into ``folder`` with the deterministic hashing embedder."""
+    store = MemoryStore(folder)
+    index_repository(repo, store, name=name, workers=1)
+    RetrievalIndex.build(store, folder, embedder=HashingEmbedder())
+    return folder
+
+
+@pytest.fixture(scope="module")
+def index_path(tmp_path_factory) -> Path:
+    return build_index(FIXTURES / "py_resolution", tmp_path_factory.mktemp("serve") / "idx")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class HttpServer:
+    def __init__(self, process: subprocess.Popen[bytes], url: str) -> None:
+        self.process = process
+        self.url = url
+
+
+def start_http(store: Path, token: str | None, *extra: str) -> Iterator[HttpServer]:
+    """``vitalrag serve --transport http`` on a free loopback port, until it answers."""
+    log = store.parent / f"serve-{time.monotonic_ns()}.log"
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "VITALRAG_TOKEN"}
+    if token is not None:
+        env["VITALRAG_TOKEN"] = token
+    url = f"http://127.0.0.1:{port}/mcp"
+    with log.open("wb") as errlog:
+        process = subprocess.Popen(serve_command("--store", str(store), "--transport", "http",
+                                                 "--port", str(port), *extra),
+                                   env=env, stdout=subprocess.DEVNULL, stderr=errlog)
+        try:
+            _wait_until_up(process, url, log)
+            yield HttpServer(process, url)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _wait_until_up(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        if process.poll() is not None:
+            raise AssertionError(f"server exited with {process.returncode}: {log.read_text(errors='replace')}")
+        try:
+            httpx2.get(url, timeout=1)  # any answer, even 401 or 405, means it is up
+            return
+        except httpx2.TransportError:
+            if time.monotonic() > deadline:
+                raise AssertionError("server did not answer within 60 s") from None
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def http_server(index_path) -> Iterator[HttpServer]:
+    """One server with a bearer token for the module's tests."""
+    yield from start_http(index_path, TOKEN)

@@ -1,0 +1,54 @@
+"""``serve``: the index as MCP tools for coding agents (stdio or streamable HTTP)."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from vitalrag.cli.index_commands import store_option
+
+
+@click.command()
+@store_option
+@click.option("--index-dir", envvar="VITALRAG_INDEX_DIR", default=None,
+              help="Folder of the retrieval index (default: the store folder; .vitalrag for Neo4j).")
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
+              help="stdio for a client that starts the server; http for streamable HTTP at /mcp.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
+              help="HTTP: the port to bind.")
+@click.option("--warm/--no-warm", default=True, show_default=True,
+              help="Load the embedding model before the first call.")
+def serve(store_location: str, index_dir: str | None, transport: str, host: str, port: int,
+          warm: bool) -> None:
+    """Serve the index as an MCP server with the tools get_context, search,
+    explain, get_object, neighbors and index_status.
+
+    One index stays loaded; a re-index into the same store is picked up on the
+    next call. Over HTTP, when $VITALRAG_TOKEN is set every request must carry
+    `Authorization: Bearer <token>`.
+    """
+    from vitalrag.serve import ContextService, build_server
+    from vitalrag.serve.http import MCP_PATH, TOKEN_ENV, serve_http
+
+    token = os.environ.get(TOKEN_ENV) or None
+    service = ContextService(store_location, index_dir).open(warm=warm)
+    server = build_server(service)
+    try:
+        if transport == "stdio":
+            server.run("stdio")
+            return
+        click.echo(f"serving MCP over streamable HTTP at http://{_netloc(host, port)}{MCP_PATH}"
+                   f"{' (bearer token required)' if token else ''}", err=True)
+        serve_http(server, host=host, port=port, token=token)
+    finally:
+        service.close()
+
+
+def _netloc(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def register(group: click.Group) -> None:
+    group.add_command(serve)
