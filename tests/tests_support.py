@@ -36,3 +36,23 @@ class CountingEmbedder(HashingEmbedder):
     def encode(self, texts, progress=None) -> np.ndarray:
         self.encoded += len(texts)
         return super().encode(texts, progress)
+
+
+def edit_add_rename_delete(repo: Path) -> None:
+    """Edit, add, rename and delete files of a copy of the py_resolution fixture."""
+    # edit: a renamed function changes who resolves to what in unchanged files
+    (repo / "pkg" / "helpers.py").write_text(
+        'def slugify(text):\n    """Lower-case and dash-join."""\n    return "-".join(text.split())\n\n\n'
+        "def shout(text):\n    return text.upper()\n")
+    # edit a re-export: app.py (unchanged) imports deep_fn through pkg.sub
+    (repo / "pkg" / "sub" / "__init__.py").write_text("from .deep import deep_fn, deeper\n")
+    (repo / "pkg" / "sub" / "deep.py").write_text(
+        'def deep_fn():\n    return "deep"\n\n\ndef deeper():\n    return deep_fn()\n')
+    # add
+    (repo / "pkg" / "extra.py").write_text("from pkg.helpers import shout\n\n\ndef loud(x):\n    return shout(x)\n")
+    # rename
+    (repo / "pkg" / "util.py").rename(repo / "pkg" / "tools.py")
+    (repo / "pkg" / "core.py").write_text(
+        (repo / "pkg" / "core.py").read_text().replace("from . import util", "from . import tools as util"))
+    # delete
+    (repo / "tests" / "test_core.py").unlink()

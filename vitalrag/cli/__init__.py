@@ -43,6 +43,7 @@ from vitalrag.cli import (  # noqa: E402  (register commands)
     neo4j_commands,
     search_commands,
     serve_commands,
+    transfer_commands,
 )
 
 index_commands.register(main)
@@ -51,3 +52,4 @@ context_commands.register(main)
 eval_commands.register(main)
 neo4j_commands.register(main)
 serve_commands.register(main)
+transfer_commands.register(main)

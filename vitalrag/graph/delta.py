@@ -65,10 +65,15 @@ def write_repository(store: GraphStore, repo: str, objects: Sequence[CodeObject]
     changed_files = {o.id for o in added + changed if o.kind == "file"}
     new_sources = {fid: text for fid, text in sources.items() if fid in changed_files}
 
-    # deletions first (removing an object removes its edges), then writes
+    # deletions first (removing an object removes its edges), then writes. A file
+    # that is gone goes with delete_files, which a server store runs as one
+    # transaction per batch of files: a reader never sees half of a deleted file.
+    gone_files = sorted(old_objects[i]["path"] for i in removed if old_objects[i]["kind"] == "file")
+    in_gone = set(gone_files)
     store.delete_edges(gone_edges)
     store.delete_unresolved(gone_refs)
-    store.delete_objects(removed)
+    store.delete_files(repo, gone_files)
+    store.delete_objects([i for i in removed if old_objects[i]["path"] not in in_gone])
     store.upsert_objects(added + changed)
     store.upsert_edges(put_edges)
     store.upsert_unresolved(put_refs)
