@@ -47,7 +47,7 @@ _LANGUAGE_MODULES = {
 _GENERIC = "vitalrag.ingest.generic"
 
 #: below this many files, parsing in-process beats starting workers
-_PARALLEL_THRESHOLD = 16
+_PARALLEL_THRESHOLD = 48
 
 
 def language_module(language: str) -> Any:
@@ -120,23 +120,38 @@ def _parse_batch(args: tuple[str, list[SourceFile]]) -> list[FileFacts | Skipped
 
 def _parse_all(repo: str, files: list[SourceFile], workers: int,
                progress: Progress | None) -> list[FileFacts | Skipped]:
+    """Parse every file: in this process for small repositories, else on
+    ``workers - 1`` worker processes with this process taking its share too."""
     total = len(files)
+    done = 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress("parse", done, total)
+
     if workers <= 1 or total < _PARALLEL_THRESHOLD:
         out = []
-        for i, sf in enumerate(files, 1):
+        for sf in files:
             out.append(parse_file(repo, sf))
-            if progress:
-                progress("parse", i, total)
+            tick(1)
         return out
-    # Interleave so both workers get a mix of big and small files.
+    # Interleave so every process gets a mix of big and small files; this process
+    # parses one share itself instead of waiting on the others.
+    shares = [files[i::workers] for i in range(workers)]
     chunk = max(8, min(64, total // (workers * 8) or 1))
-    batches = [files[i:i + chunk] for i in range(0, total, chunk)]
     results: list[FileFacts | Skipped] = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for batch in pool.map(_parse_batch, [(repo, b) for b in batches]):
+    with ProcessPoolExecutor(max_workers=workers - 1) as pool:
+        futures = [pool.submit(_parse_batch, (repo, share[i:i + chunk]))
+                   for share in shares[1:] for i in range(0, len(share), chunk)]
+        for sf in shares[0]:
+            results.append(parse_file(repo, sf))
+            tick(1)
+        for future in futures:
+            batch = future.result()
             results.extend(batch)
-            if progress:
-                progress("parse", len(results), total)
+            tick(len(batch))
     return results
 
 
