@@ -112,3 +112,17 @@ def test_200_concurrent_get_context_calls_all_succeed(http_server):
     anyio.run(main)
     assert failures == [] and done == calls, failures[:3]
     assert time.perf_counter() - started < 240
+
+
+def test_several_worker_processes_answer_every_tool(index_path):
+    """--workers 2: stateless HTTP, so any process answers any request."""
+    for server in start_http(index_path, TOKEN, "--workers", "2", "--no-warm"):
+        async def main() -> None:
+            async with http_session(server.url, TOKEN) as session:
+                await check_tool_list(session)
+                await check_every_tool(session)
+                for _ in range(6):
+                    result = await session.call_tool("get_context", {"query": "Engine run prepare"})
+                    assert not result.is_error
+
+        anyio.run(main)

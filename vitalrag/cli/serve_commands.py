@@ -20,8 +20,11 @@ from vitalrag.cli.index_commands import store_option
               help="HTTP: the port to bind.")
 @click.option("--warm/--no-warm", default=True, show_default=True,
               help="Load the embedding model before the first call.")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="HTTP: worker processes (stateless HTTP; each loads the index and model). "
+                   "More than one answers concurrent calls in parallel.")
 def serve(store_location: str, index_dir: str | None, transport: str, host: str, port: int,
-          warm: bool) -> None:
+          warm: bool, workers: int) -> None:
     """Serve the index as an MCP server with the tools get_context, search,
     explain, get_object, neighbors and index_status.
 
@@ -30,9 +33,15 @@ def serve(store_location: str, index_dir: str | None, transport: str, host: str,
     `Authorization: Bearer <token>`.
     """
     from vitalrag.serve import ContextService, build_server
-    from vitalrag.serve.http import MCP_PATH, TOKEN_ENV, serve_http
+    from vitalrag.serve.http import MCP_PATH, TOKEN_ENV, serve_http, serve_http_workers
 
     token = os.environ.get(TOKEN_ENV) or None
+    if transport == "http" and workers > 1:
+        ContextService(store_location, index_dir).open(warm=False).close()  # fail here, not in a worker
+        click.echo(f"serving MCP over streamable HTTP at http://{_netloc(host, port)}{MCP_PATH} with "
+                   f"{workers} workers{' (bearer token required)' if token else ''}", err=True)
+        serve_http_workers(store_location, index_dir, workers=workers, host=host, port=port, warm=warm)
+        return
     service = ContextService(store_location, index_dir).open(warm=warm)
     server = build_server(service)
     try:
