@@ -14,11 +14,12 @@ views/s, and the size of the index on disk.
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from _common import pct, queries
 
 from vitalrag.eval.corpora import fetch
 from vitalrag.graph.memory import MemoryStore
@@ -26,24 +27,6 @@ from vitalrag.ingest import index_repository
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import make_embedder
 from vitalrag.retrieve.index import RetrievalIndex
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
-
-def queries(store: MemoryStore, n: int, seed: int = 7) -> list[str]:
-    objs = [o for o in store.find_objects() if o.kind in ("function", "method", "class")]
-    rng = random.Random(seed)
-    rng.shuffle(objs)
-    out: list[str] = []
-    for o in objs:
-        if len(out) >= n:
-            break
-        doc = o.docstring.strip().splitlines()[0] if o.docstring.strip() else ""
-        out.append(doc if len(doc.split()) >= 3 else f"where is {o.name} used")
-    return out
 
 
 def timed(fn, qs):  # noqa: ANN001, ANN202

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import shutil
 import socket
 import statistics
@@ -35,6 +34,8 @@ import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from _common import pct, queries
+
 from vitalrag.eval.corpora import Corpus, fetch
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
@@ -43,33 +44,6 @@ from vitalrag.retrieve.index import POINTER, RetrievalIndex
 from vitalrag.serve import ContextService
 
 TOKEN = "bench-token"
-LAUNCH = (
-    "from vitalrag.cli import main\n"
-    "if 'serve' not in main.commands:\n"
-    "    from vitalrag.cli import serve_commands\n"
-    "    serve_commands.register(main)\n"
-    "main(prog_name='vitalrag')\n"
-)
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
-
-def queries(store: MemoryStore, n: int, seed: int = 7) -> list[str]:
-    """Docstring first lines and object names from the repository, seeded."""
-    objs = [o for o in store.find_objects() if o.kind in ("function", "method", "class")]
-    rng = random.Random(seed)
-    rng.shuffle(objs)
-    out: list[str] = []
-    while len(out) < n and objs:
-        for o in objs:
-            if len(out) >= n:
-                break
-            doc = o.docstring.strip().splitlines()[0] if o.docstring.strip() else ""
-            out.append(doc if len(doc.split()) >= 3 else f"where is {o.name} used")
-    return out
 
 
 def free_port() -> int:
@@ -80,7 +54,7 @@ def free_port() -> int:
 
 def start_server(store: Path, port: int, workers: int = 1) -> subprocess.Popen[bytes]:
     env = {**os.environ, "VITALRAG_TOKEN": TOKEN, "CUDA_VISIBLE_DEVICES": ""}
-    process = subprocess.Popen([sys.executable, "-c", LAUNCH, "serve", "--store", str(store),
+    process = subprocess.Popen([sys.executable, "-m", "vitalrag", "serve", "--store", str(store),
                                 "--transport", "http", "--port", str(port), "--workers", str(workers)],
                                env=env, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/mcp"

@@ -26,18 +26,10 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 REPO = "pyr"
 TOKEN = "test-token-3f9a"
 
-# `vitalrag serve`, whether or not the command is registered in vitalrag.cli yet.
-LAUNCH = (
-    "from vitalrag.cli import main\n"
-    "if 'serve' not in main.commands:\n"
-    "    from vitalrag.cli import serve_commands\n"
-    "    serve_commands.register(main)\n"
-    "main(prog_name='vitalrag')\n"
-)
 
 
 def serve_command(*args: str) -> list[str]:
-    return [sys.executable, "-c", LAUNCH, "serve", *args]
+    return [sys.executable, "-m", "vitalrag", "serve", *args]
 
 
 def build_index(repo: Path, folder: Path, name: str = REPO) -> Path:
