@@ -83,3 +83,34 @@ def test_fixture_repo_exercises_every_kind_we_rely_on(tmp_path, repo):
     assert {"CALLS", "CONTAINS", "IMPORTS", "INHERITS", "TESTS"} <= set(counts["edges"])
     assert counts["unresolved"] >= 1
     assert FIXTURE_REPO.is_dir()
+
+
+REPOS = Path(__file__).parents[1] / "fixtures" / "repos"
+
+
+@pytest.mark.neo4j
+@pytest.mark.parametrize("fixture", ["py_resolution", "java_shapes", "java_junit", "js_basic", "ts_basic",
+                                     "go_basic", "rust_basic", "csharp_basic"])
+def test_every_fixture_repo_exports_equal_on_both_stores(tmp_path, open_neo4j, repo, fixture):
+    from vitalrag.ingest import index_repository
+
+    memory = MemoryStore(tmp_path / "index")
+    neo = open_neo4j()
+    index_repository(REPOS / fixture, memory, name=repo, workers=1)
+    index_repository(REPOS / fixture, neo, name=repo, workers=1)
+    assert neo.export(repo) == memory.export(repo)
+
+
+@pytest.mark.neo4j
+@pytest.mark.network
+def test_a_real_repository_exports_equal_on_both_stores(tmp_path, open_neo4j, repo):
+    from vitalrag.eval.corpora import fetch
+    from vitalrag.ingest import index_repository
+
+    corpus = fetch("pypi:requests==2.32.3")
+    memory = MemoryStore(tmp_path / "index")
+    neo = open_neo4j()
+    index_repository(corpus.path, memory, name=repo)
+    index_repository(corpus.path, neo, name=repo)
+    assert neo.export(repo) == memory.export(repo)
+    assert query_answers(neo, repo)["neighbors1"] == query_answers(memory, repo)["neighbors1"]
