@@ -56,6 +56,11 @@ who whom whose when where why how do does did done can could should would will s
 i me my we our you your he she they them their than then so such very just also only""".split())
 
 
+def identifiers(text: str) -> list[str]:
+    """Every identifier-like word of ``text``, as written, in order."""
+    return _IDENT.findall(text)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def identifier_parts(ident: str) -> tuple[str, ...]:
     """``parseHTTPResponse_v2`` -> the whole identifier and its parts, casefolded,

@@ -10,15 +10,14 @@ up to ``depth`` hops; an object's score is the best anchor weight times
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import DEFINITION_KINDS, file_id
+from vitalrag.retrieve.tokenize import identifiers
 
 WALK_EDGES: tuple[str, ...] = ("IMPORTS", "CALLS", "INHERITS", "TESTS")
-_IDENT = re.compile(r"[^\W\d]\w*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +46,7 @@ def anchors(store: GraphStore, query: str, names: Mapping[str, Sequence[str]], *
     def add(node: str, weight: float) -> None:
         out[node] = max(out.get(node, 0.0), weight)
 
-    for ident in set(_IDENT.findall(query)):
+    for ident in set(identifiers(query)):
         ids = names.get(ident, ())
         if 0 < len(ids) <= config.max_names:
             for node in ids:
