@@ -37,8 +37,8 @@ def write_repository(store: GraphStore, repo: str, objects: Sequence[CodeObject]
     """Make the store hold exactly this graph for ``repo``, writing only what changed."""
     if repo not in store.repositories():
         store.delete_repository(repo)  # leftovers of an interrupted first index
-        store.upsert_objects(objects)
-        store.upsert_edges(edges)
+        store.upsert_objects(objects, fresh=True)
+        store.upsert_edges(edges, fresh=True)
         store.upsert_unresolved(unresolved)
         store.put_sources(sources)
         store.set_meta(repo, meta)

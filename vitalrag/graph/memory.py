@@ -118,7 +118,7 @@ class MemoryStore:
         pass
 
     # -- writes ---------------------------------------------------------------
-    def upsert_objects(self, objects: Sequence[CodeObject]) -> None:
+    def upsert_objects(self, objects: Sequence[CodeObject], *, fresh: bool = False) -> None:
         self._defs_cache.clear()
         for obj in objects:
             if obj.id in self.graph:
@@ -127,7 +127,7 @@ class MemoryStore:
             self.graph.add_node(obj.id, obj=obj.to_dict())
             self._by_file[(obj.repo, obj.path)].add(obj.id)
 
-    def upsert_edges(self, edges: Sequence[Edge]) -> None:
+    def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
         for e in edges:
             for end in (e.source, e.target):
                 if end not in self.graph:

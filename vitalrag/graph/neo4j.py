@@ -244,21 +244,23 @@ class Neo4jStore:
         self._driver.close()
 
     # -- writes ---------------------------------------------------------------
-    def upsert_objects(self, objects: Sequence[CodeObject]) -> None:
+    def upsert_objects(self, objects: Sequence[CodeObject], *, fresh: bool = False) -> None:
         latest = {o.id: o for o in objects}
+        query = q.create_objects if fresh else q.upsert_objects
         rows = []
         for obj in latest.values():
             # refuse unknown kinds before writing anything
-            rows.append((q.upsert_objects(obj.kind), {"id": obj.id, "props": {**obj.to_dict(), "caption": caption(obj)}}))
+            rows.append((query(obj.kind), {"id": obj.id, "props": {**obj.to_dict(), "caption": caption(obj)}}))
         if not rows:
             return
         self._ensure_schema()
         self._write_grouped(rows)
         log.debug("wrote %d objects to %s", len(latest), self.location)
 
-    def upsert_edges(self, edges: Sequence[Edge]) -> None:
+    def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
         latest = {e.key: e for e in edges}
-        rows = [(q.upsert_edges(e.kind), {"source": e.source, "target": e.target, "lines": list(e.lines)})
+        query = q.create_edges if fresh else q.upsert_edges
+        rows = [(query(e.kind), {"source": e.source, "target": e.target, "lines": list(e.lines)})
                 for e in latest.values()]
         if not rows:
             return

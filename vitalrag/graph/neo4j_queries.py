@@ -98,6 +98,11 @@ def upsert_objects(kind: str) -> str:
     )
 
 
+def create_objects(kind: str) -> str:
+    """CREATE a batch of one kind: for a repository known to hold none of them."""
+    return f"UNWIND $rows AS row CREATE (n:CodeObject:{kind_label(kind)}) SET n = row.props"
+
+
 MISSING_OBJECTS = (
     "UNWIND $ids AS id "
     "OPTIONAL MATCH (n:CodeObject {id: id}) "
@@ -155,6 +160,18 @@ DELETE_OBJECTS = (
     "WITH DISTINCT n "
     "DETACH DELETE n"
 )
+
+
+def create_edges(kind: str) -> str:
+    """CREATE a batch of one edge kind between existing nodes (no MERGE lookup)."""
+    rel = edge_type(kind)
+    return (
+        "UNWIND $rows AS row "
+        "MATCH (s:CodeObject {id: row.source}) "
+        "MATCH (t:CodeObject {id: row.target}) "
+        f"CREATE (s)-[r:{rel}]->(t) SET r.lines = row.lines "
+        "RETURN count(*) AS written"
+    )
 
 
 def delete_edges(kind: str) -> str:

@@ -25,11 +25,12 @@ class GraphStore(Protocol):
     location: str
 
     # -- writes ---------------------------------------------------------------
-    def upsert_objects(self, objects: Sequence[CodeObject]) -> None:
-        """Insert or replace objects by id."""
+    def upsert_objects(self, objects: Sequence[CodeObject], *, fresh: bool = False) -> None:
+        """Insert or replace objects by id. ``fresh``: the caller knows none of them
+        exists yet (a repository just deleted), so a server store may skip the lookup."""
 
-    def upsert_edges(self, edges: Sequence[Edge]) -> None:
-        """Insert or replace edges by (source, target, kind)."""
+    def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
+        """Insert or replace edges by (source, target, kind); ``fresh`` as above."""
 
     def upsert_unresolved(self, refs: Sequence[UnresolvedRef]) -> None:
         """Insert or replace unresolved references by (source, kind, name, line)."""

@@ -63,13 +63,13 @@ def copy_store(src: GraphStore, dst: GraphStore, repo: str | None = None, *,
     for r in repos:
         objects_of[r] = src.find_objects(repo=r)
         dst.delete_repository(r)
-        dst.upsert_objects(objects_of[r])
+        dst.upsert_objects(objects_of[r], fresh=True)
         tick("copy objects")
 
     n_edges = n_unresolved = n_sources = 0
     for r in repos:
         edges = src.find_edges(repo=r)
-        dst.upsert_edges(edges)
+        dst.upsert_edges(edges, fresh=True)
         n_edges += len(edges)
         if repo is not None:
             refs = src.unresolved(r)
