@@ -56,7 +56,7 @@ def test_save_is_atomic(tmp_path, monkeypatch):
     except OSError:
         pass
     assert (tmp_path / "idx" / "graph.json").read_bytes() == before
-    assert [p.name for p in (tmp_path / "idx").iterdir()] == ["graph.json"]
+    assert sorted(p.name for p in (tmp_path / "idx").iterdir()) == [".write.lock", "graph.json"]
 
 
 def test_every_object_is_contained_once(tmp_path):

@@ -24,6 +24,7 @@ from typing import Any
 import networkx as nx
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
+from vitalrag.graph.fslock import folder_lock
 from vitalrag.graph.store import Direction, sorted_export
 from vitalrag.model import (
     DEFINITION_KINDS,
@@ -101,17 +102,21 @@ class MemoryStore:
             "sources": self._sources,
             "meta": self._meta,
         }
-        fd, tmp = tempfile.mkstemp(prefix=".graph-", suffix=".tmp", dir=self.folder)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                # dumps (one shot) uses the C encoder; dump would stream in pure Python
-                fh.write(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.folder / GRAPH_FILE)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # dumps (one shot) uses the C encoder; dump would stream in pure Python
+        data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        with folder_lock(self.folder):
+            for stale in self.folder.glob(".graph-*.tmp"):  # left by a writer that was killed
+                stale.unlink(missing_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".graph-", suffix=".tmp", dir=self.folder)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.folder / GRAPH_FILE)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
         log.debug("saved %d nodes to %s", self.graph.number_of_nodes(), self.folder)
 
     def close(self) -> None:

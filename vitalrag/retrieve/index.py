@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
+from vitalrag.graph.fslock import folder_lock
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex, Embedder, embed_views
@@ -102,7 +103,16 @@ class RetrievalIndex:
         return index, stats
 
     def save(self) -> None:
+        with folder_lock(self.folder):
+            self._save()
+
+    def _save(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
+        live = _current(self.folder)
+        for stale in self.folder.glob("retrieval-*"):  # snapshots of builds that were killed
+            if stale.name != live:
+                shutil.rmtree(stale, ignore_errors=True)
+        (self.folder / f".{POINTER}.tmp").unlink(missing_ok=True)
         snap = Path(tempfile.mkdtemp(prefix="retrieval-", dir=self.folder))
         try:
             (snap / "views.json").write_text(json.dumps([v.to_dict() for v in self.views],
