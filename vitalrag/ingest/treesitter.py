@@ -67,6 +67,16 @@ def descendants(node: Node, types: frozenset[str], stop: frozenset[str] = frozen
         stack.extend(reversed(n.children))
 
 
+def inside_error(node: Node) -> bool:
+    """Whether an ERROR node encloses ``node`` (tree-sitter's recovery region)."""
+    up = node.parent
+    while up is not None:
+        if up.type == "ERROR":
+            return True
+        up = up.parent
+    return False
+
+
 def syntax_problem(root: Node) -> str | None:
     lines = error_lines(root)
     if not lines:

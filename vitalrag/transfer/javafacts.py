@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from vitalrag.ingest.treesitter import start_line, text
+from vitalrag.ingest.treesitter import inside_error, start_line, text
 from vitalrag.transfer.programs import field_name, walk
 from vitalrag.transfer.signatures import JavaSignature, java_signature
 
@@ -117,15 +117,6 @@ def _is_declaration(ident: Node) -> bool | None:
     return False
 
 
-def _in_error(node: Node) -> bool:
-    up = node.parent
-    while up is not None:
-        if up.type == "ERROR":
-            return True
-        up = up.parent
-    return False
-
-
 def _call_text(node: Node) -> str:
     s = " ".join(text(node).split())
     return s if len(s) <= 80 else s[:77] + "..."
@@ -137,7 +128,7 @@ def snippet_facts(root: Node) -> JSnippet:
         t = node.type
         if t == "identifier":
             # see pyfacts: names inside ERROR regions count as declared
-            role = True if _in_error(node) else _is_declaration(node)
+            role = True if inside_error(node) else _is_declaration(node)
             if role is True:
                 facts.bound.add(text(node))
             elif role is False:

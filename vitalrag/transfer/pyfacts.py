@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from vitalrag.ingest.treesitter import start_line, text
+from vitalrag.ingest.treesitter import inside_error, start_line, text
 from vitalrag.transfer.programs import field_name, walk
 from vitalrag.transfer.signatures import PyCallShape, PySignature, python_signature
 
@@ -154,15 +154,6 @@ def _is_binding(ident: Node) -> bool | None:
     return False
 
 
-def _in_error(node: Node) -> bool:
-    up = node.parent
-    while up is not None:
-        if up.type == "ERROR":
-            return True
-        up = up.parent
-    return False
-
-
 def _call_shape(args: Node | None) -> PyCallShape:
     positional, keywords, star, dstar = 0, [], False, False
     for a in args.named_children if args is not None else []:
@@ -188,7 +179,7 @@ def snippet_facts(root: Node) -> PySnippet:
             # inside a region the parser could not make sense of, roles are
             # guesses: count such names as bound, so they neither read as
             # unresolved nor hide a real read elsewhere
-            role = True if _in_error(node) else _is_binding(node)
+            role = True if inside_error(node) else _is_binding(node)
             if role is True:
                 facts.bound.add(text(node))
             elif role is False:
