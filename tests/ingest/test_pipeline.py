@@ -41,7 +41,7 @@ def test_store_round_trips_through_its_file(tmp_path):
 
 def test_save_is_atomic(tmp_path, monkeypatch):
     """A crash while writing leaves the previous index file intact and no stray temp file."""
-    import json
+    import os
 
     store = MemoryStore(tmp_path / "idx")
     index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
@@ -50,7 +50,7 @@ def test_save_is_atomic(tmp_path, monkeypatch):
     def boom(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(json, "dumps", boom)
+    monkeypatch.setattr(os, "fsync", boom)  # the new file is written, not yet synced nor renamed
     try:
         index_repository(FIXTURES / "py_resolution", store, name="other", workers=1)
     except OSError:

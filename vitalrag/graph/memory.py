@@ -12,7 +12,7 @@ runs code, and the file can be read by other tools.
 
 from __future__ import annotations
 
-import json
+import orjson
 import logging
 import os
 import tempfile
@@ -68,9 +68,8 @@ class MemoryStore:
 
     def _load(self, path: Path) -> None:
         try:
-            with path.open("rb") as fh:
-                data = json.load(fh)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            data = orjson.loads(path.read_bytes())
+        except (OSError, orjson.JSONDecodeError) as exc:
             raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
         if not isinstance(data, dict) or "schema_version" not in data:
             raise StoreCorrupt(f"cannot read index {path}: not a VitalRAG index file")
@@ -102,8 +101,7 @@ class MemoryStore:
             "sources": self._sources,
             "meta": self._meta,
         }
-        # dumps (one shot) uses the C encoder; dump would stream in pure Python
-        data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        data = orjson.dumps(payload)
         with folder_lock(self.folder):
             for stale in self.folder.glob(".graph-*.tmp"):  # left by a writer that was killed
                 stale.unlink(missing_ok=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ class SourceFile:
     path: str  # repo-relative, posix
     abspath: str
     language: str
+    size: int = 0  # bytes, as seen by the walk (to share work out evenly)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +116,11 @@ def walk_repository(root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MA
         if _is_vendored(rel):
             continue
         abspath = root_path / rel
-        reason = _check_file(root_path, abspath, max_bytes)
+        reason, size = _check_file(root_path, abspath, max_bytes)
         if reason:
             result.skipped.append(Skipped(rel, reason))
             continue
-        result.files.append(SourceFile(rel, str(abspath), language))
+        result.files.append(SourceFile(rel, str(abspath), language, size))
     result.files.sort(key=lambda f: f.path)
     result.skipped.sort(key=lambda s: s.path)
     return result
@@ -164,19 +166,20 @@ def _symlink_problem(root: Path, path: Path) -> str | None:
     return None
 
 
-def _check_file(root: Path, path: Path, max_bytes: int) -> str | None:
+def _check_file(root: Path, path: Path, max_bytes: int) -> tuple[str | None, int]:
+    """Why the file cannot be indexed (None when it can), and its size."""
     if path.is_symlink():
         problem = _symlink_problem(root, path)
         if problem:
-            return problem
+            return problem, 0
     try:
-        size = path.stat().st_size
+        st = path.stat()
     except OSError as exc:
-        return f"unreadable: {exc.strerror or exc}"
-    if not path.is_file():
-        return "not a regular file"
-    if size > max_bytes:
-        return f"over size limit ({size} bytes > {max_bytes})"
+        return f"unreadable: {exc.strerror or exc}", 0
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file", st.st_size
+    if st.st_size > max_bytes:
+        return f"over size limit ({st.st_size} bytes > {max_bytes})", st.st_size
     if not os.access(path, os.R_OK):
-        return "unreadable: permission denied"
-    return None
+        return "unreadable: permission denied", st.st_size
+    return None, st.st_size
