@@ -127,3 +127,19 @@ def test_real_packaged_model_end_to_end(tmp_path):
     r = Retriever(store, RetrievalIndex.load(store.folder), emb)
     hits = r.search("turn a piece of text into a lowercase dash separated url slug", retriever="dense", k=3)
     assert "pyr:pkg/helpers.py:slugify" in _objects(hits)
+
+
+def test_same_file_scores_equal_the_pairwise_rule(pyr_store):
+    """Grouping by file gives each peer the best score of another frontier object in its file."""
+    from vitalrag.model import DEFINITION_KINDS
+    from vitalrag.retrieve.walk import _same_file_scores
+
+    defs = sorted(o.id for o in pyr_store.find_objects() if o.kind in DEFINITION_KINDS)
+    # several frontier objects per file, with ties and distinct scores
+    frontier = {node: 1.0 / (1 + i % 4) for i, node in enumerate(defs[::2])}
+    expected: dict[str, float] = {}
+    for node, peers in pyr_store.same_file(list(frontier)).items():
+        for p in peers:
+            expected[p] = max(expected.get(p, 0.0), frontier[node] * 0.5)
+    assert len(frontier) > 3 and expected
+    assert _same_file_scores(pyr_store, frontier, 0.5) == expected

@@ -77,11 +77,42 @@ def walk(store: GraphStore, seeds: Mapping[str, float], config: WalkConfig) -> d
                     if s > scores.get(b, 0.0) and s > nxt.get(b, 0.0):
                         nxt[b] = s
         if config.same_file:
-            for node, peers in store.same_file(list(frontier)).items():
-                s = frontier[node] * config.decay
-                for p in peers:
-                    if s > scores.get(p, 0.0) and s > nxt.get(p, 0.0):
-                        nxt[p] = s
+            for p, s in _same_file_scores(store, frontier, config.decay).items():
+                if s > scores.get(p, 0.0) and s > nxt.get(p, 0.0):
+                    nxt[p] = s
         scores.update(nxt)
         frontier = nxt
     return scores
+
+
+def _same_file_scores(store: GraphStore, frontier: Mapping[str, float], decay: float) -> dict[str, float]:
+    """Each same-file neighbour's best score through a frontier object of its file.
+
+    A file's definitions each get the best frontier score of the file times
+    ``decay``, except the object holding that best score, which gets the second
+    best (an object is not its own neighbour). Grouping by file keeps this linear
+    in the file's size, where scoring every (frontier object, peer) pair is not.
+    """
+    # file -> [best score, its object, that object's peers, second-best score]; a file
+    # is known by its smallest definition id (every definition lies in one file)
+    best: dict[str, list] = {}
+    for node, peers in store.same_file(list(frontier)).items():
+        if not peers:
+            continue
+        s = frontier[node] * decay
+        key = min(min(peers), node)
+        cur = best.get(key)
+        if cur is None:
+            best[key] = [s, node, peers, 0.0]
+        elif s > cur[0]:
+            cur[3] = cur[0]
+            cur[0], cur[1], cur[2] = s, node, peers
+        elif s > cur[3]:
+            cur[3] = s
+    out: dict[str, float] = {}
+    for s1, top, peers, s2 in best.values():
+        for p in peers:
+            out[p] = s1
+        if s2 > 0.0:
+            out[top] = s2
+    return out

@@ -7,12 +7,14 @@ compared in constant time and never logged.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import ipaddress
 import json
 import logging
 import os
+import socket
 from typing import Any
 
 from vitalrag.errors import InputError
@@ -71,8 +73,11 @@ def http_app(server: Any, *, host: str = DEFAULT_HOST, token: str | None = None,
              stateless: bool = False) -> ASGIApp:
     """The ASGI app serving ``server`` (an ``MCPServer``) at ``/mcp``. Stateless
     mode keeps no session between requests, so any worker process can answer any
-    request."""
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, stateless_http=stateless)
+    request. Each call is answered with one JSON body rather than an SSE stream:
+    the tools never send requests or notifications of their own, and a plain
+    JSON answer is cheaper for both sides."""
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, stateless_http=stateless,
+                                     json_response=True)
     return BearerAuth(app, token) if token is not None else app
 
 
@@ -110,7 +115,7 @@ def serve_http_workers(store: str, index_dir: str | None, *, workers: int, host:
                     "read the index; set %s", host, TOKEN_ENV)
     os.environ[_WORKER_ENV] = json.dumps({"store": store, "index_dir": index_dir, "host": host, "warm": warm})
     uvicorn.run("vitalrag.serve.http:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_config=None, access_log=False, lifespan="on")
+                log_config=None, access_log=False, lifespan="on", http=_nodelay_protocol())
 
 
 def serve_http(server: Any, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
@@ -122,5 +127,31 @@ def serve_http(server: Any, *, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
         log.warning("serving on %s without a bearer token: anyone who can reach this address can "
                     "read the index; set %s", host, TOKEN_ENV)
     config = uvicorn.Config(http_app(server, host=host, token=token), host=host, port=port,
-                            log_config=None, access_log=False, lifespan="on")
+                            log_config=None, access_log=False, lifespan="on", http=_nodelay_protocol())
     uvicorn.Server(config).run()
+
+
+def _nodelay_protocol() -> type:
+    """uvicorn's h11 protocol with Nagle's algorithm off on every connection.
+
+    With ``workers > 1`` uvicorn binds the socket itself (protocol number 0), so
+    asyncio does not set TCP_NODELAY on accepted connections; a response written
+    in two parts then waits for the client's delayed ACK (40 ms on Linux) on a
+    kept-alive connection.
+    """
+    return NoDelayH11Protocol
+
+
+try:
+    from uvicorn.protocols.http.h11_impl import H11Protocol as _H11Protocol
+except ImportError:  # pragma: no cover - uvicorn is a dependency of mcp
+    _H11Protocol = None  # type: ignore[assignment,misc]
+
+if _H11Protocol is not None:
+    class NoDelayH11Protocol(_H11Protocol):  # type: ignore[misc,valid-type]
+        def connection_made(self, transport: Any) -> None:
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            super().connection_made(transport)
