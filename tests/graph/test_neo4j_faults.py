@@ -56,14 +56,15 @@ def test_credentials_in_the_uri_are_stripped(monkeypatch):
 
 def test_settings_from_the_environment():
     env = {"NEO4J_USERNAME": "bob", "NEO4J_PASSWORD": "x" * 8, "NEO4J_DATABASE": "code",
-           "VITALRAG_NEO4J_BATCH": "50"}
+           "VITALRAG_NEO4J_BATCH": "50", "VITALRAG_NEO4J_WRITERS": "3"}
     s = Neo4jSettings.from_env("bolt://h:7687", env)
-    assert (s.username, s.password, s.database, s.batch_size) == ("bob", "x" * 8, "code", 50)
+    assert (s.username, s.password, s.database, s.batch_size, s.writers) == ("bob", "x" * 8, "code", 50, 3)
     d = Neo4jSettings.from_env("bolt://h:7687", {})
-    assert (d.username, d.password, d.database, d.batch_size) == ("neo4j", None, None, 5000)
-    for bad in ("0", "-3", "many"):
-        with pytest.raises(InputError, match="VITALRAG_NEO4J_BATCH"):
-            Neo4jSettings.from_env("bolt://h:7687", {"VITALRAG_NEO4J_BATCH": bad})
+    assert (d.username, d.password, d.database, d.batch_size, d.writers) == ("neo4j", None, None, 10000, 2)
+    for name in ("VITALRAG_NEO4J_BATCH", "VITALRAG_NEO4J_WRITERS"):
+        for bad in ("0", "-3", "many"):
+            with pytest.raises(InputError, match=name):
+                Neo4jSettings.from_env("bolt://h:7687", {name: bad})
 
 
 def test_the_driver_is_imported_only_for_server_stores():
@@ -117,6 +118,31 @@ def test_small_batches_write_everything(open_neo4j, repo, monkeypatch):
     assert store.source(objs[5].id) == objs[5].path * 3
     store.delete_files(repo, [o.path for o in objs[1:]])
     assert store.counts(repo)["objects"] == {"repository": 1}
+
+
+@pytest.mark.neo4j
+def test_concurrent_writers_write_what_one_writer_does(open_neo4j, repo, monkeypatch, tmp_path):
+    """Small batches on three writers at once: the same export as the embedded store,
+    and an edge to a missing node still fails its batch with the node named."""
+    from tests_support import FIXTURES
+
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.graph.transfer import copy_store
+    from vitalrag.ingest import index_repository
+
+    monkeypatch.setenv("VITALRAG_NEO4J_BATCH", "2")
+    monkeypatch.setenv("VITALRAG_NEO4J_WRITERS", "3")
+    mem = MemoryStore(tmp_path / "idx")
+    index_repository(FIXTURES / "py_resolution", mem, name=repo, workers=1)
+    store = open_neo4j()
+    assert store.settings.writers == 3
+    copy_store(mem, store, repo)
+    assert store.export(repo) == mem.export(repo)
+    assert len(mem.unresolved(repo)) > 2  # the fresh-CREATE path ran in several batches
+    objs = [o for o in mem.find_objects(repo=repo) if o.kind != "repository"]
+    edges = [Edge(repo, o.id, "CALLS") for o in objs] + [Edge(repo, f"{repo}:nowhere.py", "CALLS")]
+    with pytest.raises(StoreError, match=f"no node {repo}:nowhere.py"):
+        store.upsert_edges(edges)
 
 
 # -- a second local server, started with a password ---------------------------

@@ -39,7 +39,7 @@ def write_repository(store: GraphStore, repo: str, objects: Sequence[CodeObject]
         store.delete_repository(repo)  # leftovers of an interrupted first index
         store.upsert_objects(objects, fresh=True)
         store.upsert_edges(edges, fresh=True)
-        store.upsert_unresolved(unresolved)
+        store.upsert_unresolved(unresolved, fresh=True)
         store.put_sources(sources)
         store.set_meta(repo, meta)
         return Delta(objects_added=len(objects), edges_added=len(edges), sources_written=len(sources))

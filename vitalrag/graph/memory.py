@@ -137,7 +137,7 @@ class MemoryStore:
                     raise StoreError(f"edge {e.kind} {e.source} -> {e.target}: no node {end}")
             self.graph.add_edge(e.source, e.target, key=e.kind, lines=tuple(e.lines))
 
-    def upsert_unresolved(self, refs: Sequence[UnresolvedRef]) -> None:
+    def upsert_unresolved(self, refs: Sequence[UnresolvedRef], *, fresh: bool = False) -> None:
         for u in refs:
             self._unresolved[u.source][u.key] = u
 

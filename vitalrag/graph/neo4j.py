@@ -5,8 +5,16 @@ against both). The layout and every statement are in ``neo4j_queries``.
 
 Settings come from the URI and the environment, never from the command line:
 ``NEO4J_USERNAME`` (default ``neo4j``), ``NEO4J_PASSWORD`` (no auth when unset),
-``NEO4J_DATABASE`` (the server's default when unset) and
-``VITALRAG_NEO4J_BATCH`` (rows per write transaction, default 5000).
+``NEO4J_DATABASE`` (the server's default when unset),
+``VITALRAG_NEO4J_BATCH`` (rows per write transaction, default 10000) and
+``VITALRAG_NEO4J_WRITERS`` (write transactions in flight at once, default 2).
+
+A bulk write is cut into batches, each one transaction; up to ``writers`` of
+them run at once on their own sessions, so the server works on one batch while
+the client sends the next. Batches of one call are independent (objects before
+edges is kept by the caller: each call returns when all its batches are
+committed); a deadlock between two edge batches is a transient error the driver
+retries.
 
 Driver errors are translated here, at the boundary: an unreachable server is
 ``StoreUnavailable``, refused credentials ``StoreAuthError``, anything else the
@@ -21,7 +29,8 @@ import logging
 import os
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -44,7 +53,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BATCH = 5000
+DEFAULT_BATCH = 10000
+DEFAULT_WRITERS = 2
+#: a bulk write is not cut smaller than this to keep every writer busy
+MIN_BATCH = 1000
 #: a write transaction of file texts stays under this many characters
 SOURCE_BATCH_CHARS = 4_000_000
 #: files deleted per transaction
@@ -62,10 +74,11 @@ class Neo4jSettings:
     password: str | None = field(default=None, repr=False)
     database: str | None = None
     batch_size: int = DEFAULT_BATCH
+    writers: int = DEFAULT_WRITERS
 
     @classmethod
     def from_env(cls, uri: str, env: Mapping[str, str] | None = None) -> Neo4jSettings:
-        """Settings for ``uri`` from ``NEO4J_*`` / ``VITALRAG_NEO4J_BATCH``; a
+        """Settings for ``uri`` from ``NEO4J_*`` / ``VITALRAG_NEO4J_*``; a
         ``user:password@`` in the URI wins over the environment and is stripped."""
         env = os.environ if env is None else env
         username = env.get("NEO4J_USERNAME") or "neo4j"
@@ -77,15 +90,21 @@ class Neo4jSettings:
             host = parts.hostname or ""
             netloc = f"{host}:{parts.port}" if parts.port else host
             uri = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-        raw_batch = env.get("VITALRAG_NEO4J_BATCH") or str(DEFAULT_BATCH)
-        try:
-            batch = int(raw_batch)
-        except ValueError:
-            batch = 0
-        if batch < 1:
-            raise InputError(f"VITALRAG_NEO4J_BATCH must be a positive integer, not {raw_batch!r}")
         return cls(uri=uri, username=username, password=password,
-                   database=env.get("NEO4J_DATABASE") or None, batch_size=batch)
+                   database=env.get("NEO4J_DATABASE") or None,
+                   batch_size=_positive(env, "VITALRAG_NEO4J_BATCH", DEFAULT_BATCH),
+                   writers=_positive(env, "VITALRAG_NEO4J_WRITERS", DEFAULT_WRITERS))
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name) or str(default)
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise InputError(f"{name} must be a positive integer, not {raw!r}")
+    return value
 
 
 def caption(obj: CodeObject) -> str:
@@ -192,15 +211,21 @@ class Neo4jStore:
             )
 
     def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None:
-        for chunk in _chunks(rows, self.settings.batch_size):
-            self._write(query, rows=list(chunk))
+        self._write_grouped([(query, row) for row in rows])
 
     def _write_grouped(self, rows: Sequence[tuple[str, dict[str, Any]]],
                        check: Any = None) -> None:
         """Write ``(query, row)`` pairs in batches of ``batch_size`` rows, each batch
-        one transaction running one ``UNWIND`` per distinct query in it. ``check``,
-        given a batch's results, may raise to roll that batch back."""
-        for chunk in _chunks(rows, self.settings.batch_size):
+        one transaction running one ``UNWIND`` per distinct query in it, up to
+        ``writers`` batches at once. ``check``, given a batch's results, may raise
+        to roll that batch back."""
+        works = []
+        # rows of one query together (fewer statements per batch); at least one batch
+        # per writer, so every writer has work, but no batch under MIN_BATCH rows
+        rows = sorted(rows, key=lambda qr: qr[0])
+        size = min(self.settings.batch_size,
+                   max(MIN_BATCH, -(-len(rows) // max(1, self.settings.writers))))
+        for chunk in _chunks(rows, size):
             grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
             for query, row in chunk:
                 grouped[query].append(row)
@@ -211,8 +236,38 @@ class Neo4jStore:
                     if check is not None:
                         check(batch, record)
 
-            with self._errors(), self._driver.session(database=self.settings.database) as session:
-                session.execute_write(work)
+            works.append(work)
+        self._commit_all(works)
+
+    def _commit_all(self, works: Sequence[Callable[[Any], None]]) -> None:
+        """Commit each of ``works`` in a write transaction of its own, up to
+        ``writers`` at once. The first failure is raised once every transaction in
+        flight has ended; those not yet started are not run."""
+        if len(works) <= 1 or self.settings.writers <= 1:
+            for work in works:
+                self._commit(work)
+            return
+        with ThreadPoolExecutor(max_workers=min(self.settings.writers, len(works)),
+                                thread_name_prefix="vitalrag-neo4j") as pool:
+            futures = [pool.submit(self._commit, work) for work in works]
+            failure: BaseException | None = None
+            for future in futures:
+                try:
+                    future.result()
+                except CancelledError:
+                    pass
+                except BaseException as exc:  # noqa: BLE001 - re-raised below, after the others end
+                    if failure is None:
+                        failure = exc
+                        for other in futures:
+                            other.cancel()
+            if failure is not None:
+                raise failure
+
+    def _commit(self, work: Callable[[Any], None]) -> None:
+        """Run ``work`` in one write transaction on a session of its own."""
+        with self._errors(), self._driver.session(database=self.settings.database) as session:
+            session.execute_write(work)
 
     def _check_schema_version(self) -> None:
         records = self._read(q.GET_SCHEMA_VERSION)
@@ -280,13 +335,13 @@ class Neo4jStore:
         self._write_grouped(rows, check)
         log.debug("wrote %d edges to %s", len(latest), self.location)
 
-    def upsert_unresolved(self, refs: Sequence[UnresolvedRef]) -> None:
+    def upsert_unresolved(self, refs: Sequence[UnresolvedRef], *, fresh: bool = False) -> None:
         latest = {u.key: u for u in refs}
         if not latest:
             return
         self._ensure_schema()
         rows = [{"key": _unresolved_key(key), "props": u.to_dict()} for key, u in latest.items()]
-        self._write_rows(q.UPSERT_UNRESOLVED, rows)
+        self._write_rows(q.CREATE_UNRESOLVED if fresh else q.UPSERT_UNRESOLVED, rows)
 
     def put_sources(self, sources: Mapping[NodeId, str]) -> None:
         if not sources:
@@ -330,6 +385,7 @@ class Neo4jStore:
             self._write(q.DELETE_UNRESOLVED, keys=list(chunk))
 
     def delete_files(self, repo: str, paths: Sequence[str]) -> None:
+        # one batch after another: concurrent DETACH DELETEs of linked nodes deadlock
         unique = list(dict.fromkeys(paths))
         for chunk in _chunks(unique, DELETE_BATCH_PATHS):
             self._write(q.DELETE_FILES, repo=repo, paths=list(chunk))

@@ -133,6 +133,16 @@ UPSERT_UNRESOLVED = (
     "FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | MERGE (s)-[:UNRESOLVED]->(u))"
 )
 
+#: for a repository just deleted: none of its references exists yet
+CREATE_UNRESOLVED = (
+    "UNWIND $rows AS row "
+    "CREATE (u:Unresolved) "
+    "SET u = row.props, u.key = row.key "
+    "WITH u "
+    "MATCH (s:CodeObject {id: u.source}) "
+    "CREATE (s)-[:UNRESOLVED]->(u)"
+)
+
 PUT_SOURCES = "UNWIND $rows AS row MERGE (s:Source {id: row.id}) SET s.text = row.text"
 
 SET_META = "MERGE (m:RepositoryMeta {repo: $repo}) SET m.json = $json"

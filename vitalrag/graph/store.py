@@ -32,8 +32,9 @@ class GraphStore(Protocol):
     def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
         """Insert or replace edges by (source, target, kind); ``fresh`` as above."""
 
-    def upsert_unresolved(self, refs: Sequence[UnresolvedRef]) -> None:
-        """Insert or replace unresolved references by (source, kind, name, line)."""
+    def upsert_unresolved(self, refs: Sequence[UnresolvedRef], *, fresh: bool = False) -> None:
+        """Insert or replace unresolved references by (source, kind, name, line);
+        ``fresh`` as above."""
 
     def put_sources(self, sources: Mapping[NodeId, str]) -> None:
         """Store the text of files, keyed by file node id."""

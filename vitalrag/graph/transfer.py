@@ -73,7 +73,7 @@ def copy_store(src: GraphStore, dst: GraphStore, repo: str | None = None, *,
         n_edges += len(edges)
         if repo is not None:
             refs = src.unresolved(r)
-            dst.upsert_unresolved(refs)
+            dst.upsert_unresolved(refs, fresh=True)
             n_unresolved += len(refs)
         sources: dict[str, str] = {}
         for obj in objects_of[r]:
