@@ -4,6 +4,7 @@ loopback, the bearer token, and many calls in flight at once."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import anyio
 import httpx2
@@ -114,8 +115,47 @@ def test_200_concurrent_get_context_calls_all_succeed(http_server):
     assert time.perf_counter() - started < 240
 
 
+def _children(pid: int) -> set[int]:
+    """Processes whose parent is ``pid`` (Linux /proc)."""
+    out = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.add(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("how", ["terminate", "kill"])
+def test_worker_processes_end_with_the_server(index_path, how):
+    """However the server process ends, its compute processes do not outlive it."""
+    for server in start_http(index_path, TOKEN, "--workers", "2", "--no-warm"):
+        workers = {c for c in _children(server.process.pid)
+                   if "spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes().decode(errors="replace")}
+        assert len(workers) == 2
+        getattr(server.process, how)()
+        server.process.wait(timeout=30)
+        deadline = time.monotonic() + 15
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers)
+
+
 def test_several_worker_processes_answer_every_tool(index_path):
-    """--workers 2: stateless HTTP, so any process answers any request."""
+    """--workers 2: calls queue in the server process and the next free compute
+    process answers each."""
     for server in start_http(index_path, TOKEN, "--workers", "2", "--no-warm"):
         async def main() -> None:
             async with http_session(server.url, TOKEN) as session:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import click
 
@@ -21,8 +22,9 @@ from vitalrag.cli.index_commands import store_option
 @click.option("--warm/--no-warm", default=True, show_default=True,
               help="Load the embedding model before the first call.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="HTTP: worker processes (stateless HTTP; each loads the index and model). "
-                   "More than one answers concurrent calls in parallel.")
+              help="Compute processes, each with the index and model loaded; calls queue in "
+                   "one place and the next free process answers. More than one answers "
+                   "concurrent calls in parallel.")
 def serve(store_location: str, index_dir: str | None, transport: str, host: str, port: int,
           warm: bool, workers: int) -> None:
     """Serve the index as an MCP server with the tools get_context, search,
@@ -33,22 +35,24 @@ def serve(store_location: str, index_dir: str | None, transport: str, host: str,
     `Authorization: Bearer <token>`.
     """
     from vitalrag.serve import ContextService, build_server
-    from vitalrag.serve.http import MCP_PATH, TOKEN_ENV, serve_http, serve_http_workers
+    from vitalrag.serve.http import MCP_PATH, TOKEN_ENV, serve_http
 
     token = os.environ.get(TOKEN_ENV) or None
-    if transport == "http" and workers > 1:
+    service: Any
+    if workers > 1:
+        from vitalrag.serve.pool import PooledService
+
         ContextService(store_location, index_dir).open(warm=False).close()  # fail here, not in a worker
-        click.echo(f"serving MCP over streamable HTTP at http://{_netloc(host, port)}{MCP_PATH} with "
-                   f"{workers} workers{' (bearer token required)' if token else ''}", err=True)
-        serve_http_workers(store_location, index_dir, workers=workers, host=host, port=port, warm=warm)
-        return
-    service = ContextService(store_location, index_dir).open(warm=warm)
+        service = PooledService(store_location, index_dir, workers=workers, warm=warm).open()
+    else:
+        service = ContextService(store_location, index_dir).open(warm=warm)
     server = build_server(service)
     try:
         if transport == "stdio":
             server.run("stdio")
             return
         click.echo(f"serving MCP over streamable HTTP at http://{_netloc(host, port)}{MCP_PATH}"
+                   f"{f' with {workers} workers' if workers > 1 else ''}"
                    f"{' (bearer token required)' if token else ''}", err=True)
         serve_http(server, host=host, port=port, token=token)
     finally:

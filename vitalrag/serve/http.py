@@ -72,50 +72,12 @@ def is_loopback(host: str) -> bool:
 def http_app(server: Any, *, host: str = DEFAULT_HOST, token: str | None = None,
              stateless: bool = False) -> ASGIApp:
     """The ASGI app serving ``server`` (an ``MCPServer``) at ``/mcp``. Stateless
-    mode keeps no session between requests, so any worker process can answer any
-    request. Each call is answered with one JSON body rather than an SSE stream:
+    mode keeps no session between requests. Each call is answered with one JSON body rather than an SSE stream:
     the tools never send requests or notifications of their own, and a plain
     JSON answer is cheaper for both sides."""
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, stateless_http=stateless,
                                      json_response=True)
     return BearerAuth(app, token) if token is not None else app
-
-
-#: how the parent hands its settings to worker processes (see ``app_from_env``)
-_WORKER_ENV = "VITALRAG_SERVE_WORKER"
-
-
-def app_from_env() -> ASGIApp:
-    """The app of one worker process: each loads its own index and model."""
-    # one compute thread per worker: the workers are the parallelism, and several
-    # torch thread pools on the same cores only fight over them
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:
-        pass
-    from vitalrag.serve import ContextService, build_server
-
-    settings = json.loads(os.environ[_WORKER_ENV])
-    service = ContextService(settings["store"], settings["index_dir"]).open(warm=settings["warm"])
-    return http_app(build_server(service), host=settings["host"], token=os.environ.get(TOKEN_ENV) or None,
-                    stateless=True)
-
-
-def serve_http_workers(store: str, index_dir: str | None, *, workers: int, host: str = DEFAULT_HOST,
-                       port: int = DEFAULT_PORT, warm: bool = True) -> None:
-    """Serve with ``workers`` processes (stateless HTTP): calls run in parallel on
-    several cores, where one process would answer them one after another."""
-    import uvicorn
-
-    if not is_loopback(host) and not os.environ.get(TOKEN_ENV):
-        log.warning("serving on %s without a bearer token: anyone who can reach this address can "
-                    "read the index; set %s", host, TOKEN_ENV)
-    os.environ[_WORKER_ENV] = json.dumps({"store": store, "index_dir": index_dir, "host": host, "warm": warm})
-    uvicorn.run("vitalrag.serve.http:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_config=None, access_log=False, lifespan="on", http=_nodelay_protocol())
 
 
 def serve_http(server: Any, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
@@ -134,10 +96,11 @@ def serve_http(server: Any, *, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
 def _nodelay_protocol() -> type:
     """uvicorn's h11 protocol with Nagle's algorithm off on every connection.
 
-    With ``workers > 1`` uvicorn binds the socket itself (protocol number 0), so
-    asyncio does not set TCP_NODELAY on accepted connections; a response written
-    in two parts then waits for the client's delayed ACK (40 ms on Linux) on a
-    kept-alive connection.
+    asyncio sets TCP_NODELAY only on sockets whose protocol number says TCP; a
+    socket bound another way (uvicorn's own, with ``--workers`` or ``--fd``) keeps
+    Nagle on, and a response written in two parts then waits for the client's
+    delayed ACK (40 ms on Linux) on a kept-alive connection. Setting it on every
+    connection does not depend on how the socket was made.
     """
     return NoDelayH11Protocol
 
