@@ -5,8 +5,9 @@
 SPEC defaults to pypi:requests==2.32.3. The repository is indexed into a
 temporary embedded store (or into --store DIR, reused when it already holds an
 index) with the real (default) embedding model, so every call includes dense
-query encoding; then ``vitalrag serve --transport http`` runs as
-a subprocess on a free loopback port (bearer token on, CPU only) and CALLS
+query encoding; then ``vitalrag serve --transport http --workers W`` (default
+2: one compute process per core) runs as a subprocess on a free loopback port
+(bearer token on, CPU only) and CALLS
 ``get_context`` calls (budget 4096, policy vital) are made over the SDK's
 ClientSession with CONCURRENCY in flight at once, one session each (and once
 more with one in flight). The same calls are then made by a lean client: one
@@ -239,7 +240,7 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="embedding model (default: the packaged all-MiniLM-L6-v2)")
     ap.add_argument("--target-p95", type=float, default=150.0)
     ap.add_argument("--store", type=Path, default=None, help="index folder to build once and reuse")
-    ap.add_argument("--workers", type=int, default=1, help="server worker processes (stateless HTTP)")
+    ap.add_argument("--workers", type=int, default=2, help="serve --workers: compute processes (default 2, one per core)")
     ap.add_argument("--no-reindex", action="store_true", help="skip the full vs one-file re-index timing")
     args = ap.parse_args()
     os.environ["CUDA_VISIBLE_DEVICES"] = ""  # the figure is for CPU
@@ -257,7 +258,7 @@ def main() -> None:
             views, model = stats.views, stats.model
         qs = queries(store, args.calls)
         print(f"{corpus.name}: {views} views, model {model}, {len(qs)} get_context calls, "
-              f"{args.concurrency} in flight, {args.workers} server process(es), "
+              f"{args.concurrency} in flight, serve --workers {args.workers}, "
               f"CPU ({os.cpu_count()} cores visible)")
 
         service = ContextService(str(folder)).open()
