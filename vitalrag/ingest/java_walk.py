@@ -106,17 +106,18 @@ class ReferenceWalker:
 
     def walk(self, root: Node) -> None:
         stack: list[tuple[Node, _Ctx]] = [(root, _Ctx(self.fid, None, _Scope(None), ()))]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, ctx = stack.pop()
-            if node.type in _INERT:
+            node, ctx = pop()
+            t = node.type
+            if t in _INERT:
                 continue
-            ctx = self.visit(node, ctx)
-            stack.extend([(c, ctx) for c in reversed(node.named_children)])
+            if t in _VISITED:
+                ctx = self.visit(node, t, ctx)
+            for c in reversed(node.named_children):
+                push((c, ctx))
 
-    def visit(self, node: Node, ctx: _Ctx) -> _Ctx:
-        t = node.type
-        if t not in _VISITED:
-            return ctx
+    def visit(self, node: Node, t: str, ctx: _Ctx) -> _Ctx:
         obj = self.by_node.get(node.id)
         if obj is not None:
             if t in TYPE_DECLS:

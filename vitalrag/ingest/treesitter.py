@@ -13,9 +13,10 @@ _CLOSE = re.compile(r" ([)\]>])")
 
 
 def text(node: Node | None) -> str:
-    if node is None or node.text is None:
+    if node is None:
         return ""
-    return node.text.decode("utf-8", "replace")
+    raw = node.text  # a new slice of the source on every access: read it once
+    return "" if raw is None else raw.decode("utf-8", "replace")
 
 
 def start_line(node: Node) -> int:
