@@ -13,7 +13,6 @@ import hmac
 import ipaddress
 import json
 import logging
-import os
 import socket
 from typing import Any
 
