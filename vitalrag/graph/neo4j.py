@@ -449,9 +449,10 @@ class Neo4jStore:
         if types is None or not wanted or depth < 1:
             return {}
         hop_query = q.neighbor_hop(types, direction)
-        start = [r["id"] for r in self._read(q.EXISTING_IDS, ids=wanted)]
-        seen: dict[NodeId, int] = {i: 0 for i in start}
-        frontier = start
+        # an id that is not in the store matches nothing, so the start ids need no
+        # lookup of their own: one round trip per hop
+        seen: dict[NodeId, int] = {i: 0 for i in wanted}
+        frontier = wanted
         for hop in range(1, depth + 1):
             if not frontier:
                 break

@@ -268,8 +268,6 @@ def neighbor_hop(types: str, direction: str) -> str:
     )
 
 
-EXISTING_IDS = "UNWIND $ids AS id MATCH (n:CodeObject {id: id}) RETURN n.id AS id"
-
 SAME_FILE = (
     "UNWIND $ids AS id "
     "MATCH (n:CodeObject {id: id}) "
