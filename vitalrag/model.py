@@ -140,10 +140,15 @@ class UnresolvedRef:
 
 def merge_edges(edges: list[Edge]) -> list[Edge]:
     """One edge per (source, target, kind), the union of their lines, sorted."""
-    merged: dict[tuple[str, str, str], set[int]] = {}
+    merged: dict[tuple[str, str, str], tuple[int, ...]] = {}
     for e in edges:
-        merged.setdefault(e.key, set()).update(e.lines)
-    return [Edge(s, t, k, tuple(sorted(lines))) for (s, t, k), lines in sorted(merged.items())]
+        key = (e.source, e.target, e.kind)
+        seen = merged.get(key)
+        merged[key] = e.lines if seen is None else seen + e.lines
+    out = []
+    for (s, t, k), lines in sorted(merged.items()):
+        out.append(Edge(s, t, k, tuple(sorted(set(lines))) if len(lines) > 1 else tuple(lines)))
+    return out
 
 
 VIEW_KINDS: tuple[str, ...] = ("body", "slice", "signature", "docstring", "call_site", "test", "window")
