@@ -12,7 +12,6 @@ runs code, and the file can be read by other tools.
 
 from __future__ import annotations
 
-import orjson
 import logging
 import os
 import tempfile
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
+import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
 from vitalrag.graph.fslock import folder_lock

@@ -7,13 +7,11 @@ compared in constant time and never logged.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import ipaddress
 import json
 import logging
-import socket
 from typing import Any
 
 from vitalrag.errors import InputError
@@ -68,52 +66,28 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def http_app(server: Any, *, host: str = DEFAULT_HOST, token: str | None = None,
-             stateless: bool = False) -> ASGIApp:
-    """The ASGI app serving ``server`` (an ``MCPServer``) at ``/mcp``. Stateless
-    mode keeps no session between requests. Each call is answered with one JSON body rather than an SSE stream:
-    the tools never send requests or notifications of their own, and a plain
-    JSON answer is cheaper for both sides."""
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, stateless_http=stateless,
-                                     json_response=True)
+def http_app(server: Any, *, host: str = DEFAULT_HOST, token: str | None = None) -> ASGIApp:
+    """The ASGI app serving ``server`` (an ``MCPServer``) at ``/mcp``. Each call is
+    answered with one JSON body rather than an SSE stream: the tools never send
+    requests or notifications of their own, and a plain JSON answer is cheaper
+    for both sides."""
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, json_response=True)
     return BearerAuth(app, token) if token is not None else app
 
 
 def serve_http(server: Any, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
                token: str | None = None) -> None:
-    """Serve until interrupted. Logs go through the caller's logging setup."""
+    """Serve until interrupted, in this one process (``--workers`` puts compute
+    processes behind it, see ``vitalrag.serve.pool``). uvicorn binds the socket
+    through asyncio here, which turns Nagle off on every connection; a socket
+    uvicorn binds itself (its own ``--workers``) does not, and each reply then
+    waits 40 ms for the client's delayed ACK on a kept-alive connection.
+    Logs go through the caller's logging setup."""
     import uvicorn
 
     if not is_loopback(host) and token is None:
         log.warning("serving on %s without a bearer token: anyone who can reach this address can "
                     "read the index; set %s", host, TOKEN_ENV)
     config = uvicorn.Config(http_app(server, host=host, token=token), host=host, port=port,
-                            log_config=None, access_log=False, lifespan="on", http=_nodelay_protocol())
+                            log_config=None, access_log=False, lifespan="on")
     uvicorn.Server(config).run()
-
-
-def _nodelay_protocol() -> type:
-    """uvicorn's h11 protocol with Nagle's algorithm off on every connection.
-
-    asyncio sets TCP_NODELAY only on sockets whose protocol number says TCP; a
-    socket bound another way (uvicorn's own, with ``--workers`` or ``--fd``) keeps
-    Nagle on, and a response written in two parts then waits for the client's
-    delayed ACK (40 ms on Linux) on a kept-alive connection. Setting it on every
-    connection does not depend on how the socket was made.
-    """
-    return NoDelayH11Protocol
-
-
-try:
-    from uvicorn.protocols.http.h11_impl import H11Protocol as _H11Protocol
-except ImportError:  # pragma: no cover - uvicorn is a dependency of mcp
-    _H11Protocol = None  # type: ignore[assignment,misc]
-
-if _H11Protocol is not None:
-    class NoDelayH11Protocol(_H11Protocol):  # type: ignore[misc,valid-type]
-        def connection_made(self, transport: Any) -> None:
-            sock = transport.get_extra_info("socket")
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            super().connection_made(transport)

@@ -14,7 +14,6 @@ and the rest) come back to the caller unchanged.
 
 from __future__ import annotations
 
-import logging
 import multiprocessing
 import os
 import signal
@@ -27,7 +26,6 @@ from typing import Any
 
 from vitalrag.errors import VitalRAGError
 
-log = logging.getLogger(__name__)
 
 #: the service of this worker process (set by ``_start``)
 _service: Any = None
