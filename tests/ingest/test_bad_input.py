@@ -128,6 +128,33 @@ def test_parallel_and_serial_give_the_same_graph(tmp_path):
     assert len(a.find_objects(kind="function")) == len(a.find_objects(kind="method")) == 80
 
 
+def test_files_of_a_worker_that_dies_are_parsed_here(tmp_path, monkeypatch, caplog):
+    """A parse worker killed mid-run (out of memory, a crash in a grammar) loses
+    nothing: the files it took and never sent back are parsed in this process."""
+    import multiprocessing
+
+    from tests_support import make_python_tree
+    from vitalrag.ingest import pipeline
+
+    root = make_python_tree(tmp_path / "many", files=80)
+    a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
+    index_repository(root, a, name="many", workers=1)
+    real = pipeline.parse_file
+
+    def dies_in_a_worker(repo, sf):
+        if multiprocessing.parent_process() is not None and sf.path.endswith("7.py"):
+            os._exit(3)
+        return real(repo, sf)
+
+    monkeypatch.setattr(pipeline, "parse_file", dies_in_a_worker)
+    monkeypatch.setattr(pipeline, "_pool_context", lambda: multiprocessing.get_context("fork"))
+    with caplog.at_level("WARNING", logger="vitalrag.ingest.pipeline"):
+        report = index_repository(root, b, name="many", workers=2)
+    assert "a parse worker ended early" in caplog.text  # it did die
+    assert a.export() == b.export()
+    assert report.files == 81 and not report.skipped  # 80 modules and __init__.py
+
+
 @pytest.mark.skipif(os.geteuid() != 0 and os.name != "posix", reason="posix only")
 def test_reindex_replaces_previous_objects(tmp_path):
     root = tmp_path / "r"

@@ -16,9 +16,9 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
@@ -119,10 +119,29 @@ def parse_file(repo: str, sf: SourceFile) -> FileFacts | Skipped:
         return Skipped(sf.path, f"extractor error: {type(exc).__name__}: {exc}")
 
 
-def _parse_batch(args: tuple[str, list[SourceFile]]) -> list[FileFacts | Skipped]:
-    repo, files = args
-    with gc_paused():
-        return [parse_file(repo, sf) for sf in files]
+def _claim(claim: Any) -> int:
+    """The index of the next unparsed file (files are ordered largest first)."""
+    with claim.get_lock():
+        i = claim.value
+        claim.value = i + 1
+    return i
+
+
+def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int) -> None:
+    """A parse worker: claim and parse files until none are left, sending
+    ``(index, facts)`` batches of about ``budget`` bytes, then ``None``."""
+    gc.disable()  # see gc_paused; this process ends with the parse
+    batch: list[tuple[int, FileFacts | Skipped]] = []
+    size = 0
+    while (i := _claim(claim)) < len(files):
+        batch.append((i, parse_file(repo, files[i])))
+        size += files[i].size + _FILE_COST
+        if size >= budget:
+            results.put(batch)  # pickled and written by the queue's thread while parsing goes on
+            batch, size = [], 0
+    if batch:
+        results.put(batch)
+    results.put(None)
 
 
 @contextlib.contextmanager
@@ -139,17 +158,6 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _shares(files: list[SourceFile], n: int) -> list[list[SourceFile]]:
-    """``n`` shares of about equal bytes (largest file first to the lightest share)."""
-    shares: list[list[SourceFile]] = [[] for _ in range(n)]
-    load = [0] * n
-    for sf in sorted(files, key=lambda f: (-f.size, f.path)):
-        i = load.index(min(load))
-        shares[i].append(sf)
-        load[i] += sf.size + _FILE_COST
-    return shares
-
-
 def _pool_context() -> multiprocessing.context.BaseContext:
     """Fork where it is safe (one thread: workers inherit the loaded grammars and
     start in a few ms); the platform's default elsewhere."""
@@ -161,7 +169,14 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 def _parse_all(repo: str, files: list[SourceFile], workers: int,
                progress: Progress | None) -> list[FileFacts | Skipped]:
     """Parse every file: in this process for small repositories, else on
-    ``workers - 1`` worker processes with this process taking its share too."""
+    ``workers - 1`` worker processes and this one together.
+
+    Files are taken largest first from one shared counter, by this process and
+    the workers alike, so all of them finish at about the same time whatever
+    the mix of file sizes. Workers send their results in batches as they go;
+    this process takes them in between its own files. Files a worker took but
+    never sent (it died) are parsed here.
+    """
     total = len(files)
     done = 0
 
@@ -171,7 +186,8 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int,
         if progress:
             progress("parse", done, total)
 
-    if workers <= 1 or total < 2 or sum(f.size for f in files) < _PARALLEL_MIN_BYTES:
+    total_bytes = sum(f.size + _FILE_COST for f in files)
+    if workers <= 1 or total < 2 or total_bytes < _PARALLEL_MIN_BYTES:
         out = []
         for sf in files:
             out.append(parse_file(repo, sf))
@@ -179,23 +195,53 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int,
         return out
     for language in {sf.language for sf in files}:
         language_module(language)  # imported once here, inherited by forked workers
-    shares = _shares(files, workers)
-    results: list[FileFacts | Skipped] = []
-    with ProcessPoolExecutor(max_workers=workers - 1, mp_context=_pool_context()) as pool:
-        futures = []
-        for share in shares[1:]:
-            # a few chunks per worker, so progress moves and results stream back
-            chunk = max(4, -(-len(share) // 4))
-            futures.extend(pool.submit(_parse_batch, (repo, share[i:i + chunk]))
-                           for i in range(0, len(share), chunk))
-        for sf in shares[0]:
-            results.append(parse_file(repo, sf))
-            tick(1)
-        for future in futures:
-            batch = future.result()
-            results.extend(batch)
+    ordered = sorted(files, key=lambda f: (-f.size, f.path))
+    ctx = _pool_context()
+    claim = ctx.Value("l", 0)
+    queue = ctx.Queue()
+    budget = max(32 * 1024, total_bytes // (8 * workers))
+    procs = [ctx.Process(target=_worker_main, args=(repo, ordered, claim, queue, budget), daemon=True,
+                         name=f"vitalrag-parse-{n}") for n in range(workers - 1)]
+    for proc in procs:
+        proc.start()
+    results: dict[int, FileFacts | Skipped] = {}
+    running = len(procs)
+
+    def take(block: bool) -> None:
+        nonlocal running
+        while running:
+            try:
+                batch = queue.get(block, 0.2) if block else queue.get_nowait()
+            except Empty:
+                if not block or not any(p.is_alive() for p in procs):
+                    return  # nothing now, or every worker is gone (a dead one sent no None)
+                continue
+            if batch is None:
+                running -= 1
+                continue
+            results.update(batch)
             tick(len(batch))
-    return results
+
+    try:
+        while (i := _claim(claim)) < total:
+            results[i] = parse_file(repo, ordered[i])
+            tick(1)
+            take(block=False)
+        take(block=True)
+    finally:
+        for proc in procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+        queue.close()
+    lost = [i for i in range(total) if i not in results]
+    if lost:
+        log.warning("a parse worker ended early; parsing its %d file(s) here", len(lost))
+        for i in lost:
+            results[i] = parse_file(repo, ordered[i])
+            tick(1)
+    return [results[i] for i in range(total)]
 
 
 def _split_by_cache(files: list[SourceFile], cache: FactsCache | None
