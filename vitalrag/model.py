@@ -77,7 +77,10 @@ class CodeObject:
     content_hash: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {f: getattr(self, f) for f in _OBJECT_FIELDS}
+        return {"id": self.id, "kind": self.kind, "name": self.name, "qualname": self.qualname,
+                "repo": self.repo, "path": self.path, "language": self.language,
+                "start_line": self.start_line, "end_line": self.end_line, "signature": self.signature,
+                "docstring": self.docstring, "content_hash": self.content_hash}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CodeObject:
@@ -139,15 +142,25 @@ class UnresolvedRef:
 
 
 def merge_edges(edges: list[Edge]) -> list[Edge]:
-    """One edge per (source, target, kind), the union of their lines, sorted."""
-    merged: dict[tuple[str, str, str], tuple[int, ...]] = {}
+    """One edge per (source, target, kind) with the union of their lines, sorted;
+    in the order each first appears. An edge that occurs once is kept as it is."""
+    first: dict[tuple[str, str, str], Edge] = {}
+    extra: dict[tuple[str, str, str], list[int]] = {}
     for e in edges:
         key = (e.source, e.target, e.kind)
-        seen = merged.get(key)
-        merged[key] = e.lines if seen is None else seen + e.lines
+        seen = first.get(key)
+        if seen is None:
+            first[key] = e
+        elif key in extra:
+            extra[key].extend(e.lines)
+        else:
+            extra[key] = [*seen.lines, *e.lines]
     out = []
-    for (s, t, k), lines in sorted(merged.items()):
-        out.append(Edge(s, t, k, tuple(sorted(set(lines))) if len(lines) > 1 else tuple(lines)))
+    for key, e in first.items():
+        lines = extra.get(key)
+        if lines is None and len(e.lines) > 1 and any(a >= b for a, b in zip(e.lines, e.lines[1:])):
+            lines = list(e.lines)
+        out.append(e if lines is None else Edge(key[0], key[1], key[2], tuple(sorted(set(lines)))))
     return out
 
 

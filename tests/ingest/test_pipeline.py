@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
+import networkx as nx
+import pytest
+
+from vitalrag.errors import StoreError
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
+from vitalrag.model import CodeObject, Edge, merge_edges
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
@@ -64,3 +70,45 @@ def test_every_object_is_contained_once(tmp_path):
     index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
     targets = [e.target for e in store.find_edges(kind="CONTAINS")]
     assert sorted(targets) == sorted(o.id for o in store.find_objects() if o.kind != "repository")
+
+
+def test_merge_edges_keeps_one_edge_per_key_with_the_union_of_lines():
+    a = Edge("r:x", "r:y", "CALLS", (9,))
+    b = Edge("r:x", "r:z", "CALLS", (4, 2, 4))  # one edge, lines out of order
+    c = Edge("r:x", "r:y", "TESTS", ())
+    merged = merge_edges([a, b, Edge("r:x", "r:y", "CALLS", (3,)), c, Edge("r:x", "r:y", "CALLS", (9, 1))])
+    assert merged == [Edge("r:x", "r:y", "CALLS", (1, 3, 9)), Edge("r:x", "r:z", "CALLS", (2, 4)), c]
+    assert merged[2] is c  # an edge seen once and already in order is kept as it is
+
+
+def test_code_object_to_dict_has_every_field_in_order():
+    obj = CodeObject(id="r:a.py:f", kind="function", name="f", qualname="f", repo="r", path="a.py",
+                     language="python", start_line=1, end_line=2, signature="def f()", docstring="d",
+                     content_hash="h")
+    assert list(obj.to_dict().items()) == [(f.name, getattr(obj, f.name)) for f in fields(CodeObject)]
+    assert CodeObject.from_dict(obj.to_dict()) == obj
+
+
+def test_memory_store_bulk_edges_match_networkx_add_edge(tmp_path):
+    """The embedded store writes edges into networkx's maps directly; the graph
+    must be the one MultiDiGraph.add_edge builds, in both directions."""
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
+    ref = nx.MultiDiGraph()
+    ref.add_nodes_from(store.graph.nodes(data=True))
+    for s, t, k, lines in store.graph.edges(keys=True, data="lines"):
+        ref.add_edge(s, t, key=k, lines=lines)
+    assert nx.utils.edges_equal(store.graph.edges(keys=True, data=True), ref.edges(keys=True, data=True))
+    assert {(s, t, k) for s, t, k in store.graph.in_edges(keys=True)} == {
+        (s, t, k) for s, t, k in ref.in_edges(keys=True)}
+    assert store.graph.number_of_edges() == ref.number_of_edges() > 0
+    for node in store.graph:
+        assert store.graph.succ[node].keys() == ref.succ[node].keys()
+        assert store.graph.pred[node].keys() == ref.pred[node].keys()
+    # an edge written again replaces its lines, an edge to a missing node is refused
+    s, t, k = next(iter(store.graph.edges(keys=True)))
+    store.upsert_edges([Edge(s, t, k, (99,))])
+    assert store.graph.edges[s, t, k]["lines"] == (99,)
+    assert store.graph.number_of_edges() == ref.number_of_edges()
+    with pytest.raises(StoreError, match="no node pyr:nowhere"):
+        store.upsert_edges([Edge(s, "pyr:nowhere", "CALLS", (1,))])

@@ -94,8 +94,10 @@ class MemoryStore:
             "schema_version": SCHEMA_VERSION,
             "objects": [d for _, d in self.graph.nodes(data="obj")],
             "edges": [
-                {"source": s, "target": t, "kind": k, "lines": list(lines)}
-                for s, t, k, lines in self.graph.edges(keys=True, data="lines")
+                {"source": s, "target": t, "kind": k, "lines": list(data["lines"])}
+                for s, targets in self.graph._succ.items()
+                for t, keydict in targets.items()
+                for k, data in keydict.items()
             ],
             "unresolved": [u.to_dict() for refs in self._unresolved.values() for u in refs.values()],
             "sources": self._sources,
@@ -123,19 +125,32 @@ class MemoryStore:
     # -- writes ---------------------------------------------------------------
     def upsert_objects(self, objects: Sequence[CodeObject], *, fresh: bool = False) -> None:
         self._defs_cache.clear()
+        graph = self.graph
         for obj in objects:
-            if obj.id in self.graph:
+            if obj.id in graph:
                 old = self._object(obj.id)
                 self._by_file[(old.repo, old.path)].discard(obj.id)
-            self.graph.add_node(obj.id, obj=obj.to_dict())
-            self._by_file[(obj.repo, obj.path)].add(obj.id)
+        graph.add_nodes_from((obj.id, {"obj": obj.to_dict()}) for obj in objects)
+        by_file = self._by_file
+        for obj in objects:
+            by_file[(obj.repo, obj.path)].add(obj.id)
 
     def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
+        # What MultiDiGraph.add_edge does for one keyed edge, without its per-call
+        # overhead (a whole repository is thousands of edges): one key dict per
+        # (source, target), shared by the successor and predecessor maps.
+        graph = self.graph
+        nodes, succ, pred = graph._node, graph._succ, graph._pred
         for e in edges:
-            for end in (e.source, e.target):
-                if end not in self.graph:
-                    raise StoreError(f"edge {e.kind} {e.source} -> {e.target}: no node {end}")
-            self.graph.add_edge(e.source, e.target, key=e.kind, lines=tuple(e.lines))
+            if e.source not in nodes or e.target not in nodes:
+                end = e.source if e.source not in nodes else e.target
+                raise StoreError(f"edge {e.kind} {e.source} -> {e.target}: no node {end}")
+            keydict = succ[e.source].get(e.target)
+            if keydict is None:
+                keydict = succ[e.source][e.target] = pred[e.target][e.source] = {}
+            keydict[e.kind] = {"lines": tuple(e.lines)}
+        if edges and hasattr(nx, "_clear_cache"):
+            nx._clear_cache(graph)
 
     def upsert_unresolved(self, refs: Sequence[UnresolvedRef], *, fresh: bool = False) -> None:
         for u in refs:
