@@ -128,6 +128,26 @@ def test_parallel_and_serial_give_the_same_graph(tmp_path):
     assert len(a.find_objects(kind="function")) == len(a.find_objects(kind="method")) == 80
 
 
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_parse_workers_started_either_way_give_the_same_graph(tmp_path, monkeypatch, method):
+    """Workers are forked when this process has one thread and started fresh
+    (the platform's default) when it has more, e.g. under ``serve``'s watcher."""
+    import multiprocessing
+
+    from tests_support import make_python_tree
+    from vitalrag.ingest import pipeline
+
+    root = make_python_tree(tmp_path / "many", files=60)
+    a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
+    index_repository(root, a, name="many", workers=1)
+    monkeypatch.setattr(pipeline, "_pool_context", lambda: multiprocessing.get_context(method))
+    seen: list[tuple[str, int, int]] = []
+    index_repository(root, b, name="many", workers=3, progress=lambda *a: seen.append(a))
+    assert a.export() == b.export()
+    parse = [(done, total) for stage, done, total in seen if stage == "parse"]
+    assert parse[-1] == (61, 61) and [d for d, _ in parse] == sorted(d for d, _ in parse)
+
+
 def test_files_of_a_worker_that_dies_are_parsed_here(tmp_path, monkeypatch, caplog):
     """A parse worker killed mid-run (out of memory, a crash in a grammar) loses
     nothing: the files it took and never sent back are parsed in this process."""
