@@ -166,8 +166,17 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context()
 
 
-def _parse_all(repo: str, files: list[SourceFile], workers: int,
-               progress: Progress | None) -> list[FileFacts | Skipped]:
+def _reap(procs: list[Any], wait: float = 5.0) -> None:
+    """Join worker processes, killing any that do not end within ``wait`` seconds."""
+    for proc in procs:
+        proc.join(timeout=wait)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+
+
+def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progress | None,
+               finished: list[Any]) -> list[FileFacts | Skipped]:
     """Parse every file: in this process for small repositories, else on
     ``workers - 1`` worker processes and this one together.
 
@@ -175,7 +184,8 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int,
     the workers alike, so all of them finish at about the same time whatever
     the mix of file sizes. Workers send their results in batches as they go;
     this process takes them in between its own files. Files a worker took but
-    never sent (it died) are parsed here.
+    never sent (it died) are parsed here. Workers that have sent everything are
+    added to ``finished`` for the caller to join (``_reap``) when it is done.
     """
     total = len(files)
     done = 0
@@ -228,13 +238,13 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int,
             tick(1)
             take(block=False)
         take(block=True)
-    finally:
-        for proc in procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-        queue.close()
+    except BaseException:
+        _reap(procs, wait=0)
+        raise
+    queue.close()
+    # every worker has sent its last batch; they exit while resolution runs here,
+    # and the caller joins them at the end
+    finished.extend(procs)
     lost = [i for i in range(total) if i not in results]
     if lost:
         log.warning("a parse worker ended early; parsing its %d file(s) here", len(lost))
@@ -342,6 +352,25 @@ def index_repository(
     still resolved again, and only the difference is written to the store, so
     the result equals a clean rebuild.
     """
+    finished: list[Any] = []  # parse workers done with their work, joined at the end
+    try:
+        return _index(root, store, name=name, max_bytes=max_bytes, workers=workers, progress=progress,
+                      cache_dir=cache_dir, finished=finished)
+    finally:
+        _reap(finished)
+
+
+def _index(
+    root: str | os.PathLike[str],
+    store: GraphStore,
+    *,
+    name: str | None,
+    max_bytes: int,
+    workers: int | None,
+    progress: Progress | None,
+    cache_dir: str | os.PathLike[str] | None,
+    finished: list[Any],
+) -> IndexReport:
     started = time.perf_counter()
     root_path = Path(root)
     if not root_path.exists():
@@ -357,7 +386,7 @@ def index_repository(
     n_workers = workers if workers is not None else min(2, os.cpu_count() or 1)
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
     todo, reused, digests = _split_by_cache(walked.files, cache)
-    parsed = _parse_all(repo, todo, n_workers, progress)
+    parsed = _parse_all(repo, todo, n_workers, progress, finished)
     if cache is not None:
         for p in parsed:
             if isinstance(p, FileFacts) and p.path in digests:
