@@ -148,6 +148,39 @@ def test_parse_workers_started_either_way_give_the_same_graph(tmp_path, monkeypa
     assert parse[-1] == (61, 61) and [d for d, _ in parse] == sorted(d for d, _ in parse)
 
 
+@pytest.mark.parametrize("fixture", ["py_resolution", "java_shapes"])
+def test_parallel_resolution_equals_one_process(tmp_path, monkeypatch, fixture):
+    """References resolved in shares on forked processes give the graph one
+    process gives; a resolve worker that dies has its share resolved here."""
+    import multiprocessing
+
+    from vitalrag.ingest import pipeline
+
+    fixtures = Path(__file__).parents[1] / "fixtures" / "repos"
+    a, b, c = (MemoryStore(tmp_path / n) for n in "abc")
+    index_repository(fixtures / fixture, a, name="r", workers=1)
+    monkeypatch.setattr(pipeline, "_PARALLEL_MIN_REFS", 1)
+    monkeypatch.setattr(pipeline, "_PARALLEL_MIN_BYTES", 1 << 40)  # parse here, resolve in parallel
+    forks = []
+    real_start = multiprocessing.process.BaseProcess.start
+
+    def counting_start(self):
+        forks.append(self.name)
+        return real_start(self)
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", counting_start)
+    index_repository(fixtures / fixture, b, name="r", workers=3)
+    assert forks and set(forks) == {"vitalrag-resolve"}  # shares resolved on forked children
+    assert a.export() == b.export()
+
+    def dies(part, share, conn):
+        os._exit(3)
+
+    monkeypatch.setattr(pipeline, "_resolve_share", dies)
+    index_repository(fixtures / fixture, c, name="r", workers=3)
+    assert a.export() == c.export()
+
+
 def test_files_of_a_worker_that_dies_are_parsed_here(tmp_path, monkeypatch, caplog):
     """A parse worker killed mid-run (out of memory, a crash in a grammar) loses
     nothing: the files it took and never sent back are parsed in this process."""

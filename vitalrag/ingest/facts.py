@@ -67,6 +67,18 @@ class Resolution:
 
 Extractor = Callable[[str, str, str], FileFacts]
 Resolver = Callable[[str, list[FileFacts]], Resolution]
+#: resolves the per-file references of some of the files a ``resolve_parts`` was given
+PartResolver = Callable[[list[FileFacts]], Resolution]
+
+
+def combine(*parts: Resolution) -> Resolution:
+    """One resolution of several, in order."""
+    out = Resolution()
+    for r in parts:
+        out.edges.extend(r.edges)
+        out.unresolved.extend(r.unresolved)
+        out.external += r.external
+    return out
 
 
 def content_hash(text: str) -> str:

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import logging
 
-from vitalrag.ingest.facts import FileFacts, RawRef, Resolution
+from vitalrag.ingest.facts import FileFacts, PartResolver, RawRef, Resolution, combine
 from vitalrag.ingest.java_calls import CallResolver
 from vitalrag.ingest.java_index import External, FileCtx, JavaIndex, Missing, Scope, TypeInfo
 from vitalrag.model import Edge, UnresolvedRef, module_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["resolve"]
+__all__ = ["resolve", "resolve_parts"]
 
 
 # ---- the resolver entry point ---------------------------------------------------------
@@ -45,15 +45,24 @@ class _Resolver:
     def unresolved(self, ref: RawRef, kind: str, reason: str) -> None:
         self.res.unresolved.append(UnresolvedRef(ref.source, kind, ref.name, ref.line, reason))
 
-    def run(self) -> Resolution:
-        for file in self.index.files:
-            for ref in file.facts.refs:
+    def run_files(self, facts: list[FileFacts]) -> Resolution:
+        """The imports, calls and type references written in these files."""
+        self.res = Resolution()
+        ctx_of = {id(file.facts): file for file in self.index.files}
+        for f in facts:
+            file = ctx_of[id(f)]
+            for ref in f.refs:
                 if ref.kind == "import":
                     self.import_(ref, file)
                 elif ref.kind == "call":
                     self.call(ref, file)
                 elif ref.kind == "reference":
                     self.reference(ref, file)
+        return self.res
+
+    def run_inherits(self) -> Resolution:
+        """INHERITS of every type (whole-repository work, done once)."""
+        self.res = Resolution()
         for info in self.index.types.values():
             for ref, sup in zip(info.raw_supers, self.index.supertypes(info)):
                 if isinstance(sup, TypeInfo):
@@ -116,9 +125,18 @@ class _Resolver:
             self.unresolved(ref, "REFERENCES", jt.reason or "unknown-type")
 
 
+def resolve_parts(repo: str, facts: list[FileFacts]) -> tuple[Resolution, PartResolver]:
+    """Index the repository's Java files and resolve what concerns all of them
+    (INHERITS); the function returned resolves the references written in any
+    subset of the files, so that subsets can be resolved in parallel."""
+    r = _Resolver(repo, facts)
+    return r.run_inherits(), r.run_files
+
+
 def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
     """Edges and unresolved references of a repository's Java files."""
-    res = _Resolver(repo, facts).run()
+    shared, part = resolve_parts(repo, facts)
+    res = combine(shared, part(facts))
     log.debug("java %s: %d edges, %d unresolved, %d external",
               repo, len(res.edges), len(res.unresolved), res.external)
     return res

@@ -25,7 +25,7 @@ from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
 from vitalrag.graph.delta import write_repository
 from vitalrag.graph.store import GraphStore
 from vitalrag.ingest.cache import FactsCache, file_digest
-from vitalrag.ingest.facts import FileFacts, Resolution
+from vitalrag.ingest.facts import FileFacts, Resolution, combine
 from vitalrag.ingest.languages import language_family
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, walk_repository
 from vitalrag.model import (
@@ -54,6 +54,8 @@ _GENERIC = "vitalrag.ingest.generic"
 _PARALLEL_MIN_BYTES = 64 * 1024
 #: fixed cost of one file in bytes-equivalent, for sharing files out
 _FILE_COST = 2048
+#: below this many references, resolving on one process beats forking resolve workers
+_PARALLEL_MIN_REFS = 8000
 
 
 def language_module(language: str) -> Any:
@@ -254,6 +256,78 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
     return [results[i] for i in range(total)]
 
 
+def _resolve(repo: str, language: str, group: list[FileFacts], workers: int,
+             finished: list[Any]) -> Resolution:
+    """Resolve one language's references, on several processes when there are many.
+
+    A language module with ``resolve_parts`` does its whole-repository work
+    once here; then forked children, which inherit the index built so far,
+    resolve the references of contiguous shares of the files while this
+    process resolves the first share. A child that fails has its share
+    resolved here. The result equals ``resolve`` on one process.
+    """
+    module = language_module(language)
+    resolve_parts = getattr(module, "resolve_parts", None)
+    if resolve_parts is None:
+        result: Resolution = module.resolve(repo, group)
+        return result
+    shared, part = resolve_parts(repo, group)
+    weights = [len(f.refs) for f in group]
+    fork_safe = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    if workers <= 1 or sum(weights) < _PARALLEL_MIN_REFS or not fork_safe:
+        return combine(shared, part(group))
+    shares = _contiguous_shares(group, weights, workers)
+    ctx = multiprocessing.get_context("fork")  # children inherit ``part`` and its index
+    children = []
+    try:
+        for share in shares[1:]:
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_resolve_share, args=(part, share, send), daemon=True,
+                               name="vitalrag-resolve")
+            proc.start()
+            send.close()
+            children.append((proc, recv, share))
+        results = [part(shares[0])]
+        for proc, recv, share in children:
+            try:
+                edges, unresolved, external = recv.recv()
+            except (EOFError, OSError):
+                log.warning("a resolve worker ended early; resolving its %d file(s) here", len(share))
+                results.append(part(share))
+                continue
+            finally:
+                recv.close()
+            results.append(Resolution([Edge(*e) for e in edges], [UnresolvedRef(*u) for u in unresolved],
+                                      external))
+    except BaseException:
+        _reap([proc for proc, _, _ in children], wait=0)
+        raise
+    finished.extend(proc for proc, _, _ in children)
+    return combine(shared, *results)
+
+
+def _contiguous_shares(group: list[FileFacts], weights: list[int], n: int) -> list[list[FileFacts]]:
+    """``n`` runs of consecutive files of about equal weight (none empty)."""
+    n = min(n, len(group))
+    total = sum(weights)
+    shares: list[list[FileFacts]] = [[] for _ in range(n)]
+    acc = 0
+    for f, w in zip(group, weights):
+        k = min(n - 1, acc * n // max(total, 1))
+        shares[k].append(f)
+        acc += w
+    return [share for share in shares if share]
+
+
+def _resolve_share(part: Callable[[list[FileFacts]], Resolution], share: list[FileFacts], conn: Any) -> None:
+    """A resolve worker: resolve ``share`` and send the result back as plain tuples."""
+    gc.disable()
+    res = part(share)
+    conn.send(([(e.source, e.target, e.kind, e.lines) for e in res.edges],
+               [(u.source, u.kind, u.name, u.line, u.reason) for u in res.unresolved], res.external))
+    conn.close()
+
+
 def _split_by_cache(files: list[SourceFile], cache: FactsCache | None
                     ) -> tuple[list[SourceFile], list[FileFacts], dict[str, str]]:
     """Files to parse, cached facts of unchanged files, and the content digests."""
@@ -409,7 +483,7 @@ def _index(
     unresolved: list[UnresolvedRef] = []
     external = 0
     for i, (language, group) in enumerate(sorted(by_language.items()), 1):
-        res: Resolution = language_module(language).resolve(repo, group)
+        res = _resolve(repo, language, group, n_workers, finished)
         edges.extend(res.edges)
         unresolved.extend(res.unresolved)
         external += res.external
