@@ -6,9 +6,10 @@ from dataclasses import fields
 from pathlib import Path
 
 import networkx as nx
+import orjson
 import pytest
 
-from vitalrag.errors import StoreError
+from vitalrag.errors import StoreCorrupt, StoreError
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
 from vitalrag.model import CodeObject, Edge, merge_edges
@@ -112,3 +113,31 @@ def test_memory_store_bulk_edges_match_networkx_add_edge(tmp_path):
     assert store.graph.number_of_edges() == ref.number_of_edges()
     with pytest.raises(StoreError, match="no node pyr:nowhere"):
         store.upsert_edges([Edge(s, "pyr:nowhere", "CALLS", (1,))])
+
+
+def test_store_reads_the_first_file_format(tmp_path):
+    """Files written before edges and unresolved references became arrays
+    (file format 1: one object each) load into the same graph."""
+    store = MemoryStore(tmp_path / "new")
+    index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
+    data = orjson.loads((tmp_path / "new" / "graph.json").read_bytes())
+    assert data["file_format"] == 2 and isinstance(data["edges"][0], list)
+    data.pop("file_format")
+    data["edges"] = [{"source": s, "target": t, "kind": k, "lines": lines} for s, t, k, lines in data["edges"]]
+    data["unresolved"] = [dict(zip(("source", "kind", "name", "line", "reason"), u)) for u in data["unresolved"]]
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "graph.json").write_bytes(orjson.dumps(data))
+    old = MemoryStore.open(tmp_path / "old", create=False)
+    assert old.export() == store.export() and old.counts() == store.counts()
+    assert old.find_edges(repo="pyr") and old.unresolved(repo="pyr")
+
+
+def test_malformed_edge_rows_are_a_corrupt_store(tmp_path):
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
+    path = tmp_path / "idx" / "graph.json"
+    data = orjson.loads(path.read_bytes())
+    data["edges"][0] = data["edges"][0][:2]  # a row without kind and lines
+    path.write_bytes(orjson.dumps(data))
+    with pytest.raises(StoreCorrupt, match="malformed content"):
+        MemoryStore.open(tmp_path / "idx", create=False)

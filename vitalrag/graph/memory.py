@@ -2,7 +2,12 @@
 
 Layout of the index folder::
 
-    .vitalrag/graph.json    {"schema_version", "objects", "edges", "unresolved", "sources", "meta"}
+    .vitalrag/graph.json    {"schema_version", "file_format", "objects", "edges",
+                             "unresolved", "sources", "meta"}
+
+``objects`` are the objects' fields; ``edges`` are ``[source, target, kind,
+lines]`` and ``unresolved`` ``[source, kind, name, line, reason]`` arrays
+(``FILE_FORMAT``).
 
 ``save`` writes a temporary file in the same folder, fsyncs it and renames it
 over the old one, so a crash mid-save leaves the previous index intact and a
@@ -34,10 +39,16 @@ from vitalrag.model import (
     NodeId,
     UnresolvedRef,
 )
+from vitalrag.runtime import gc_paused
 
 log = logging.getLogger(__name__)
 
 GRAPH_FILE = "graph.json"
+#: layout of the file: 1 wrote edges and unresolved references as objects, 2 (this
+#: version) as arrays ``[source, target, kind, lines]`` and ``[source, kind, name,
+#: line, reason]``, which are quicker to write and read. Both are read.
+FILE_FORMAT = 2
+_OBJECT_FIELD_SET = frozenset(CodeObject.__dataclass_fields__)
 
 
 class MemoryStore:
@@ -66,6 +77,7 @@ class MemoryStore:
             raise StoreError(f"store path {store.folder} exists and is not a folder")
         return store
 
+    @gc_paused()
     def _load(self, path: Path) -> None:
         try:
             data = orjson.loads(path.read_bytes())
@@ -80,26 +92,43 @@ class MemoryStore:
                 f"{SCHEMA_VERSION}; re-index into a new --store"
             )
         try:
-            self.upsert_objects([CodeObject.from_dict(o) for o in data["objects"]])
-            self.upsert_edges([Edge.from_dict(e) for e in data["edges"]])
-            self.upsert_unresolved([UnresolvedRef.from_dict(u) for u in data["unresolved"]])
+            self._load_objects(data["objects"])
+            self._insert_edges(
+                (e["source"], e["target"], e["kind"], e.get("lines") or ()) if isinstance(e, dict) else e
+                for e in data["edges"])
+            self.upsert_unresolved([UnresolvedRef.from_dict(u) if isinstance(u, dict)
+                                    else UnresolvedRef(u[0], u[1], u[2], int(u[3]), u[4])
+                                    for u in data["unresolved"]])
             self._sources = dict(data["sources"])
             self._meta = dict(data["meta"])
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise StoreCorrupt(f"cannot read index {path}: malformed content ({exc!r})") from exc
 
+    def _load_objects(self, rows: list[dict[str, Any]]) -> None:
+        """Objects as saved: a row with exactly the object fields is kept as it
+        is (the node data is that dict), any other goes through ``CodeObject``."""
+        fields = _OBJECT_FIELD_SET
+        rows = [d if d.keys() == fields else CodeObject.from_dict(d).to_dict() for d in rows]
+        self.graph.add_nodes_from((d["id"], {"obj": d}) for d in rows)
+        by_file = self._by_file
+        for d in rows:
+            by_file[(d["repo"], d["path"])].add(d["id"])
+
+    @gc_paused()
     def save(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         payload = {
             "schema_version": SCHEMA_VERSION,
             "objects": [d for _, d in self.graph.nodes(data="obj")],
+            "file_format": FILE_FORMAT,
             "edges": [
-                {"source": s, "target": t, "kind": k, "lines": list(data["lines"])}
+                (s, t, k, data["lines"])
                 for s, targets in self.graph._succ.items()
                 for t, keydict in targets.items()
                 for k, data in keydict.items()
             ],
-            "unresolved": [u.to_dict() for refs in self._unresolved.values() for u in refs.values()],
+            "unresolved": [(u.source, u.kind, u.name, u.line, u.reason)
+                           for refs in self._unresolved.values() for u in refs.values()],
             "sources": self._sources,
             "meta": self._meta,
         }
@@ -136,20 +165,25 @@ class MemoryStore:
             by_file[(obj.repo, obj.path)].add(obj.id)
 
     def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
-        # What MultiDiGraph.add_edge does for one keyed edge, without its per-call
-        # overhead (a whole repository is thousands of edges): one key dict per
-        # (source, target), shared by the successor and predecessor maps.
+        self._insert_edges((e.source, e.target, e.kind, e.lines) for e in edges)
+
+    def _insert_edges(self, rows: Iterable[Sequence[Any]]) -> None:
+        """(source, target, kind, lines) rows into the graph.
+
+        What MultiDiGraph.add_edge does for one keyed edge, without its per-call
+        overhead (a repository is thousands of edges): one key dict per
+        (source, target), shared by the successor and predecessor maps."""
         graph = self.graph
         nodes, succ, pred = graph._node, graph._succ, graph._pred
-        for e in edges:
-            if e.source not in nodes or e.target not in nodes:
-                end = e.source if e.source not in nodes else e.target
-                raise StoreError(f"edge {e.kind} {e.source} -> {e.target}: no node {end}")
-            keydict = succ[e.source].get(e.target)
+        for source, target, kind, lines in rows:
+            if source not in nodes or target not in nodes:
+                end = source if source not in nodes else target
+                raise StoreError(f"edge {kind} {source} -> {target}: no node {end}")
+            keydict = succ[source].get(target)
             if keydict is None:
-                keydict = succ[e.source][e.target] = pred[e.target][e.source] = {}
-            keydict[e.kind] = {"lines": tuple(e.lines)}
-        if edges and hasattr(nx, "_clear_cache"):
+                keydict = succ[source][target] = pred[target][source] = {}
+            keydict[kind] = {"lines": tuple(lines)}
+        if hasattr(nx, "_clear_cache"):
             nx._clear_cache(graph)
 
     def upsert_unresolved(self, refs: Sequence[UnresolvedRef], *, fresh: bool = False) -> None:

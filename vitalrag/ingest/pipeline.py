@@ -6,7 +6,6 @@ that fails early leaves the store as it was.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import importlib
 import logging
@@ -15,13 +14,14 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty
 from typing import Any
 
 from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
+from vitalrag.runtime import gc_paused
 from vitalrag.graph.delta import write_repository
 from vitalrag.graph.store import GraphStore
 from vitalrag.ingest.cache import FactsCache, file_digest
@@ -132,7 +132,7 @@ def _claim(claim: Any) -> int:
 def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int) -> None:
     """A parse worker: claim and parse files until none are left, sending
     ``(index, facts)`` batches of about ``budget`` bytes, then ``None``."""
-    gc.disable()  # see gc_paused; this process ends with the parse
+    gc.disable()  # see vitalrag.runtime.gc_paused; this process ends with the parse
     batch: list[tuple[int, FileFacts | Skipped]] = []
     size = 0
     while (i := _claim(claim)) < len(files):
@@ -144,20 +144,6 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
     if batch:
         results.put(batch)
     results.put(None)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: extraction allocates many small
-    objects and no cycles worth collecting, and a full collection over them
-    costs more than the garbage it finds."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -208,7 +194,7 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
     for language in {sf.language for sf in files}:
         language_module(language)  # imported once here, inherited by forked workers
     ordered = sorted(files, key=lambda f: (-f.size, f.path))
-    ctx = _pool_context()
+    ctx: Any = _pool_context()  # a concrete context (BaseContext has no Process in typeshed)
     claim = ctx.Value("l", 0)
     queue = ctx.Queue()
     budget = max(32 * 1024, total_bytes // (8 * workers))

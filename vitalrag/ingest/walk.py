@@ -105,6 +105,7 @@ def _is_vendored(rel_path: str) -> bool:
 def walk_repository(root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> WalkResult:
     """List the parseable source files under ``root`` and the ones passed over."""
     root_path = Path(root).resolve()
+    root_str = str(root_path)
     result = WalkResult()
     listing = _git_listing(root_path)
     if listing is None:
@@ -115,12 +116,12 @@ def walk_repository(root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MA
             continue
         if _is_vendored(rel):
             continue
-        abspath = root_path / rel
+        abspath = os.path.join(root_str, rel)
         reason, size = _check_file(root_path, abspath, max_bytes)
         if reason:
             result.skipped.append(Skipped(rel, reason))
             continue
-        result.files.append(SourceFile(rel, str(abspath), language, size))
+        result.files.append(SourceFile(rel, abspath, language, size))
     result.files.sort(key=lambda f: f.path)
     result.skipped.sort(key=lambda s: s.path)
     return result
@@ -129,18 +130,19 @@ def walk_repository(root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MA
 def _walk_with_gitignore(root: Path, result: WalkResult) -> list[str]:
     rules = _IgnoreRules()
     out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        rel_dir = "" if rel_dir == "." else rel_dir
-        rules.add_folder(root, rel_dir)
+    root_str = str(root)
+    for dirpath, dirnames, filenames in os.walk(root_str, followlinks=False):
+        rel_dir = dirpath[len(root_str.rstrip(os.sep)) + 1:].replace(os.sep, "/") if dirpath != root_str else ""
+        if ".gitignore" in filenames:
+            rules.add_folder(root, rel_dir)
         keep = []
         for d in sorted(dirnames):
             rel = f"{rel_dir}/{d}" if rel_dir else d
             if d in VENDORED_DIRS or rules.ignored(rel, is_dir=True):
                 continue
-            full = Path(dirpath) / d
-            if full.is_symlink():
-                reason = _symlink_problem(root, full) or "symlinked folder (indexed at its real path)"
+            full = os.path.join(dirpath, d)
+            if os.path.islink(full):
+                reason = _symlink_problem(root, Path(full)) or "symlinked folder (indexed at its real path)"
                 result.skipped.append(Skipped(rel + "/", reason))
                 continue
             keep.append(d)
@@ -166,14 +168,15 @@ def _symlink_problem(root: Path, path: Path) -> str | None:
     return None
 
 
-def _check_file(root: Path, path: Path, max_bytes: int) -> tuple[str | None, int]:
+def _check_file(root: Path, path: str, max_bytes: int) -> tuple[str | None, int]:
     """Why the file cannot be indexed (None when it can), and its size."""
-    if path.is_symlink():
-        problem = _symlink_problem(root, path)
-        if problem:
-            return problem, 0
     try:
-        st = path.stat()
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            problem = _symlink_problem(root, Path(path))
+            if problem:
+                return problem, 0
+            st = os.stat(path)
     except OSError as exc:
         return f"unreadable: {exc.strerror or exc}", 0
     if not stat.S_ISREG(st.st_mode):
