@@ -148,37 +148,54 @@ def test_parse_workers_started_either_way_give_the_same_graph(tmp_path, monkeypa
     assert parse[-1] == (61, 61) and [d for d, _ in parse] == sorted(d for d, _ in parse)
 
 
-@pytest.mark.parametrize("fixture", ["py_resolution", "java_shapes"])
-def test_parallel_resolution_equals_one_process(tmp_path, monkeypatch, fixture):
-    """References resolved in shares on forked processes give the graph one
-    process gives; a resolve worker that dies has its share resolved here."""
-    import multiprocessing
+_PARALLEL_RESOLVE = r"""
+import json, multiprocessing, os, sys
+from vitalrag.graph.memory import MemoryStore
+from vitalrag.ingest import index_repository, pipeline
 
-    from vitalrag.ingest import pipeline
+root, out, dies = sys.argv[1], sys.argv[2], sys.argv[3] == "dies"
+pipeline._PARALLEL_MIN_REFS = 1
+pipeline._PARALLEL_MIN_BYTES = 1 << 40  # parse here, resolve in parallel
+forks = []
+real_start = multiprocessing.process.BaseProcess.start
+def counting_start(self):
+    forks.append(self.name)
+    return real_start(self)
+multiprocessing.process.BaseProcess.start = counting_start
+if dies:
+    def _dies(part, share, conn):
+        os._exit(3)
+    pipeline._resolve_share = _dies
+store = MemoryStore(out)
+index_repository(root, store, name="r", workers=3)
+json.dump({"forks": forks, "export": store.export()}, open(out + ".json", "w"))
+"""
+
+
+@pytest.mark.parametrize("fixture", ["py_resolution", "java_shapes"])
+def test_parallel_resolution_equals_one_process(tmp_path, fixture):
+    """References resolved in shares on forked processes give the graph one
+    process gives; a resolve worker that dies has its share resolved here.
+    (Run in a fresh interpreter: resolve workers are forked only from a
+    process with one thread, which a test session need not be.)"""
+    import json
+    import subprocess
+    import sys
 
     fixtures = Path(__file__).parents[1] / "fixtures" / "repos"
-    a, b, c = (MemoryStore(tmp_path / n) for n in "abc")
-    index_repository(fixtures / fixture, a, name="r", workers=1)
-    monkeypatch.setattr(pipeline, "_PARALLEL_MIN_REFS", 1)
-    monkeypatch.setattr(pipeline, "_PARALLEL_MIN_BYTES", 1 << 40)  # parse here, resolve in parallel
-    forks = []
-    real_start = multiprocessing.process.BaseProcess.start
-
-    def counting_start(self):
-        forks.append(self.name)
-        return real_start(self)
-
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", counting_start)
-    index_repository(fixtures / fixture, b, name="r", workers=3)
-    assert forks and set(forks) == {"vitalrag-resolve"}  # shares resolved on forked children
-    assert a.export() == b.export()
-
-    def dies(part, share, conn):
-        os._exit(3)
-
-    monkeypatch.setattr(pipeline, "_resolve_share", dies)
-    index_repository(fixtures / fixture, c, name="r", workers=3)
-    assert a.export() == c.export()
+    one = MemoryStore(tmp_path / "one")
+    index_repository(fixtures / fixture, one, name="r", workers=1)
+    expected = json.loads(json.dumps(one.export()))  # tuples as lists, like the child's JSON
+    for mode in ("lives", "dies"):
+        out = str(tmp_path / mode)
+        r = subprocess.run([sys.executable, "-c", _PARALLEL_RESOLVE, str(fixtures / fixture), out, mode],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr[-2000:]
+        got = json.loads(Path(out + ".json").read_text())
+        assert got["forks"] and set(got["forks"]) == {"vitalrag-resolve"}  # shares went to children
+        assert got["export"] == expected, mode
+        if mode == "dies":
+            assert "a resolve worker ended early" in r.stderr
 
 
 def test_files_of_a_worker_that_dies_are_parsed_here(tmp_path, monkeypatch, caplog):

@@ -47,7 +47,7 @@ from vitalrag.ingest.facts import FileFacts, RawRef, content_hash, dedupe_ids
 from vitalrag.ingest.java_resolve import resolve, resolve_parts
 from vitalrag.ingest.java_syntax import TYPE_DECLS, annotation_names, erase, formal_params, javadoc, modifiers
 from vitalrag.ingest.java_walk import ReferenceWalker
-from vitalrag.ingest.languages import parser, tags_query
+from vitalrag.ingest.languages import parser, tags_query_for
 from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.model import CodeObject, file_id, object_id
 
@@ -61,6 +61,8 @@ _KINDS = {
     "definition.method": "method",
     "definition.constructor": "method",
 }
+#: the tag-query captures extraction reads
+_CAPTURES = (*_KINDS, "reference.import")
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 
 
@@ -77,9 +79,10 @@ def extract(repo: str, path: str, text_: str) -> FileFacts:
     if pkg is not None:
         name = next((c for c in pkg.named_children if c.type in ("identifier", "scoped_identifier")), None)
         package = "".join(text(name).split())
-    captures = QueryCursor(tags_query("java")).captures(root)
-    objects, parents, by_node = _definitions(repo, path, source, lines, captures)
-    walker = ReferenceWalker(fid, by_node, parents)
+    captures = QueryCursor(tags_query_for("java", _CAPTURES)).captures(root)
+    params_of: dict[int, tuple[list[tuple[str, str]], bool]] = {}
+    objects, parents, by_node = _definitions(repo, path, source, lines, captures, params_of)
+    walker = ReferenceWalker(fid, by_node, parents, params_of)
     walker.refs.extend(_imports(fid, captures))
     walker.walk(root)
     fobj = CodeObject(
@@ -97,8 +100,10 @@ def extract(repo: str, path: str, text_: str) -> FileFacts:
 
 
 def _definitions(repo: str, path: str, source: bytes, lines: list[str], captures: dict[str, list[Node]],
+                 params_of: dict[int, tuple[list[tuple[str, str]], bool]],
                  ) -> tuple[list[CodeObject], dict[str, str], dict[int, CodeObject]]:
-    """Objects in source order, their containers, and the object of each declaration node."""
+    """Objects in source order, their containers, and the object of each declaration
+    node; ``params_of`` gets each method's ``formal_params`` (the walk reuses them)."""
     fid = file_id(repo, path)
     found: list[tuple[Node, str]] = []
     for capture, kind in _KINDS.items():
@@ -117,7 +122,8 @@ def _definitions(repo: str, path: str, source: bytes, lines: list[str], captures
             outer_type, _ = _enclosing_definition(outer_type, kinds)
         prefix = qual[outer_type.id] + "." if outer_type is not None else ""
         if kind == "method":
-            qualname = f"{prefix}{name}({','.join(p for p, _ in formal_params(node)[0])})"
+            params_of[node.id] = params = formal_params(node)
+            qualname = f"{prefix}{name}({','.join(p for p, _ in params[0])})"
             if _is_test(node, outer_type):
                 kind = "test"
         else:

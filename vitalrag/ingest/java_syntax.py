@@ -12,7 +12,8 @@ TYPE_DECLS = frozenset({"class_declaration", "record_declaration", "interface_de
                         "annotation_type_declaration", "enum_declaration"})
 PRIMITIVE_TYPES = frozenset({"integral_type", "floating_point_type", "boolean_type", "void_type"})
 TYPE_NODES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type", "array_type"})
-_JAVADOC_LINE = re.compile(r"^\s*\*( ?)")
+_JAVADOC_LINE = re.compile(r"^[^\S\n]*\* ?", re.MULTILINE)
+_TRAILING_WS = re.compile(r"[^\S\n]+$", re.MULTILINE)
 
 
 def erase(node: Node | None) -> str:
@@ -65,8 +66,8 @@ def javadoc(node: Node) -> str:
     if not raw.startswith("/**") or raw == "/**/":
         return ""
     body = raw[3:-2] if raw.endswith("*/") else raw[3:]
-    lines = [_JAVADOC_LINE.sub("", line, count=1).rstrip() for line in body.split("\n")]
-    return "\n".join(lines).strip()
+    # per line: the leading "*" (and one space after it) and trailing whitespace go
+    return _TRAILING_WS.sub("", _JAVADOC_LINE.sub("", body)).strip()
 
 
 def annotation_names(node: Node) -> list[str]:

@@ -94,10 +94,12 @@ class _Ctx:
 class ReferenceWalker:
     """Collects a file's calls, type uses and supertypes, and its types' fields and methods."""
 
-    def __init__(self, fid: str, by_node: dict[int, CodeObject], parents: dict[str, str]) -> None:
+    def __init__(self, fid: str, by_node: dict[int, CodeObject], parents: dict[str, str],
+                 params_of: dict[int, tuple[list[tuple[str, str]], bool]] | None = None) -> None:
         self.fid = fid
         self.by_node = by_node  # declaration node id -> its object
         self.parents = parents
+        self.params_of = params_of or {}  # method node id -> its formal_params, when known
         self.refs: list[RawRef] = []
         self.types: list[dict[str, Any]] = []
         self.methods: list[dict[str, Any]] = []
@@ -203,7 +205,7 @@ class ReferenceWalker:
         return new_ctx
 
     def enter_method(self, node: Node, obj: CodeObject, ctx: _Ctx) -> _Ctx:
-        params, varargs = formal_params(node)
+        params, varargs = self.params_of.get(node.id) or formal_params(node)
         ctor = node.type in ("constructor_declaration", "compact_constructor_declaration")
         rtype = node.child_by_field_name("type")
         tparams = type_params(node)
