@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
 from vitalrag.graph.fslock import folder_lock
 from vitalrag.graph.store import GraphStore
@@ -34,11 +36,13 @@ from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex, Embedder, embed_views
 from vitalrag.retrieve.sparse import SparseIndex
 from vitalrag.retrieve.views import ViewConfig, build_views
+from vitalrag.runtime import gc_paused
 
 log = logging.getLogger(__name__)
 
 RETRIEVAL_SCHEMA = 1
 POINTER = "retrieval.json"
+_VIEW_FIELDS = frozenset(View.__dataclass_fields__)
 
 Progress = Callable[[str, int, int], None]
 
@@ -115,8 +119,8 @@ class RetrievalIndex:
         (self.folder / f".{POINTER}.tmp").unlink(missing_ok=True)
         snap = Path(tempfile.mkdtemp(prefix="retrieval-", dir=self.folder))
         try:
-            (snap / "views.json").write_text(json.dumps([v.to_dict() for v in self.views],
-                                                        ensure_ascii=False), encoding="utf-8")
+            # orjson writes the dataclasses' fields as they are (UTF-8, the same JSON as to_dict)
+            (snap / "views.json").write_bytes(orjson.dumps(self.views))
             self.sparse.save(snap / "bm25")
             if self.dense is not None:
                 self.dense.save(snap / "dense")
@@ -145,7 +149,9 @@ class RetrievalIndex:
             if meta.get("schema_version") != RETRIEVAL_SCHEMA:
                 raise SchemaMismatch(f"retrieval index {snap} has schema version "
                                      f"{meta.get('schema_version')}, expected {RETRIEVAL_SCHEMA}: re-index")
-            views = [View.from_dict(d) for d in json.loads((snap / "views.json").read_text(encoding="utf-8"))]
+            with gc_paused():
+                views = [View(**d) if d.keys() == _VIEW_FIELDS else View.from_dict(d)
+                         for d in orjson.loads((snap / "views.json").read_bytes())]
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
         sparse = SparseIndex.load(snap / "bm25", len(views))

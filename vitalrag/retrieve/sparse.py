@@ -32,7 +32,14 @@ class SparseIndex:
         import bm25s
 
         retriever = bm25s.BM25()
-        corpus = [code_tokens(t) or ["<empty>"] for t in texts]
+        # views repeat text (a call site, a test window): each distinct text is tokenized once
+        seen: dict[str, list[str]] = {}
+        corpus = []
+        for t in texts:
+            tokens = seen.get(t)
+            if tokens is None:
+                tokens = seen[t] = code_tokens(t) or ["<empty>"]
+            corpus.append(tokens)
         if corpus:
             retriever.index(corpus, show_progress=False)
         return cls(retriever, len(corpus))

@@ -82,10 +82,16 @@ def identifier_tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def _bm25_parts(ident: str) -> tuple[str, ...]:
+    return tuple(p for p in identifier_parts(ident) if len(p) > 1 and p not in STOPWORDS)
+
+
 def code_tokens(text: str) -> list[str]:
     """Tokens for BM25: every identifier occurrence contributes its whole form
     and its parts (single letters and English function words dropped)."""
     out: list[str] = []
+    extend = out.extend
     for ident in _IDENT.findall(text):
-        out.extend(p for p in identifier_parts(ident) if len(p) > 1 and p not in STOPWORDS)
+        extend(_bm25_parts(ident))
     return out
