@@ -143,3 +143,29 @@ def test_same_file_scores_equal_the_pairwise_rule(pyr_store):
             expected[p] = max(expected.get(p, 0.0), frontier[node] * 0.5)
     assert len(frontier) > 3 and expected
     assert _same_file_scores(pyr_store, frontier, 0.5) == expected
+
+
+def test_bm25_from_token_ids_ranks_as_bm25s_does_from_strings(tmp_path):
+    """SparseIndex numbers tokens itself and tokenizes each distinct text once;
+    the ranking and scores equal bm25s indexing the token strings, and a saved
+    index loads back to the same results."""
+    import bm25s
+    import numpy as np
+
+    from vitalrag.retrieve.sparse import SparseIndex
+    from vitalrag.retrieve.tokenize import code_tokens
+
+    texts = [p.read_text() for p in sorted((FIXTURES / "py_resolution").rglob("*.py"))]
+    texts += [t.split("\n", 1)[0] for t in texts] + texts[:2] + ["", "    # nothing to see"]
+    ours = SparseIndex.build(texts)
+    ref = bm25s.BM25()
+    ref.index([code_tokens(t) or ["<empty>"] for t in texts], show_progress=False)
+    theirs = SparseIndex(ref, len(texts))
+    ours.save(tmp_path / "bm25")
+    loaded = SparseIndex.load(tmp_path / "bm25", len(texts))
+    assert len(theirs.search("engine run", 10)) > 1
+    for query in ["engine run", "helper", "Engine(name)", "util format value", "nothing", "xyz_unknown"]:
+        expected = theirs.search(query, 10)
+        for got in (ours.search(query, 10), loaded.search(query, 10)):
+            assert [d for d, _ in got] == [d for d, _ in expected], query
+            assert np.allclose([s for _, s in got], [s for _, s in expected]), query

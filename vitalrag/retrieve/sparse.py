@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vitalrag.retrieve.tokenize import code_tokens
+from vitalrag.retrieve.tokenize import code_token_ids, code_tokens
 
 log = logging.getLogger(__name__)
 
@@ -32,16 +32,20 @@ class SparseIndex:
         import bm25s
 
         retriever = bm25s.BM25()
-        # views repeat text (a call site, a test window): each distinct text is tokenized once
-        seen: dict[str, list[str]] = {}
+        # token ids straight away (bm25s would otherwise collect and number the
+        # strings itself); views repeat text (a call site, a test window), so each
+        # distinct text is tokenized once
+        vocab: dict[str, int] = {}
+        memo: dict[str, tuple[int, ...]] = {}
+        seen: dict[str, list[int]] = {}
         corpus = []
         for t in texts:
-            tokens = seen.get(t)
-            if tokens is None:
-                tokens = seen[t] = code_tokens(t) or ["<empty>"]
-            corpus.append(tokens)
+            ids = seen.get(t)
+            if ids is None:
+                ids = seen[t] = code_token_ids(t, vocab, memo) or [vocab.setdefault("<empty>", len(vocab))]
+            corpus.append(ids)
         if corpus:
-            retriever.index(corpus, show_progress=False)
+            retriever.index((corpus, vocab), show_progress=False)
         return cls(retriever, len(corpus))
 
     def save(self, folder: str | os.PathLike[str]) -> None:

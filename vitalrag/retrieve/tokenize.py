@@ -95,3 +95,16 @@ def code_tokens(text: str) -> list[str]:
     for ident in _IDENT.findall(text):
         extend(_bm25_parts(ident))
     return out
+
+
+def code_token_ids(text: str, vocab: dict[str, int], memo: dict[str, tuple[int, ...]]) -> list[int]:
+    """``code_tokens`` as ids in ``vocab`` (new tokens are added to it); ``memo``
+    keeps each identifier's ids across calls."""
+    out: list[int] = []
+    extend = out.extend
+    for ident in _IDENT.findall(text):
+        ids = memo.get(ident)
+        if ids is None:
+            ids = memo[ident] = tuple(vocab.setdefault(t, len(vocab)) for t in _bm25_parts(ident))
+        extend(ids)
+    return out
