@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -223,6 +224,36 @@ def test_files_of_a_worker_that_dies_are_parsed_here(tmp_path, monkeypatch, capl
     assert "a parse worker ended early" in caplog.text  # it did die
     assert a.export() == b.export()
     assert report.files == 81 and not report.skipped  # 80 modules and __init__.py
+
+
+def test_a_worker_killed_holding_the_file_counter_does_not_hang_the_run(tmp_path, monkeypatch, caplog):
+    import multiprocessing
+
+    from tests_support import make_python_tree
+    from vitalrag.ingest import pipeline
+
+    root = make_python_tree(tmp_path / "many", files=40)
+    a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
+    index_repository(root, a, name="many", workers=1)
+
+    def dies_holding_the_lock(repo, files, claim, results, budget):
+        claim.get_lock().acquire()
+        os._exit(3)
+
+    real = pipeline.parse_file
+
+    def slow_parse(repo, sf):  # so that the worker is surely up and holding the lock
+        time.sleep(0.02)
+        return real(repo, sf)
+
+    monkeypatch.setattr(pipeline, "_worker_main", dies_holding_the_lock)
+    monkeypatch.setattr(pipeline, "parse_file", slow_parse)
+    monkeypatch.setattr(pipeline, "_pool_context", lambda: multiprocessing.get_context("fork"))
+    monkeypatch.setattr(pipeline, "_CLAIM_TIMEOUT", 0.5)
+    with caplog.at_level("WARNING", logger="vitalrag.ingest.pipeline"):
+        index_repository(root, b, name="many", workers=2)
+    assert "file counter is stuck" in caplog.text
+    assert a.export() == b.export()
 
 
 @pytest.mark.skipif(os.geteuid() != 0 and os.name != "posix", reason="posix only")

@@ -121,11 +121,22 @@ def parse_file(repo: str, sf: SourceFile) -> FileFacts | Skipped:
         return Skipped(sf.path, f"extractor error: {type(exc).__name__}: {exc}")
 
 
-def _claim(claim: Any) -> int:
-    """The index of the next unparsed file (files are ordered largest first)."""
-    with claim.get_lock():
-        i = claim.value
+#: how long to wait for the claim counter's lock, held for microseconds at a time;
+#: past it the holder is taken to have died with it
+_CLAIM_TIMEOUT = 10.0
+
+
+def _claim(claim: Any) -> int | None:
+    """The index of the next unparsed file (files are ordered largest first), or
+    None when the counter's lock cannot be had (a worker was killed holding it)."""
+    lock = claim.get_lock()
+    if not lock.acquire(timeout=_CLAIM_TIMEOUT):
+        return None
+    try:
+        i: int = claim.value
         claim.value = i + 1
+    finally:
+        lock.release()
     return i
 
 
@@ -135,7 +146,7 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
     gc.disable()  # see vitalrag.runtime.gc_paused; this process ends with the parse
     batch: list[tuple[int, FileFacts | Skipped]] = []
     size = 0
-    while (i := _claim(claim)) < len(files):
+    while (i := _claim(claim)) is not None and i < len(files):
         batch.append((i, parse_file(repo, files[i])))
         size += files[i].size + _FILE_COST
         if size >= budget:
@@ -221,10 +232,14 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
             tick(len(batch))
 
     try:
-        while (i := _claim(claim)) < total:
+        while (i := _claim(claim)) is not None and i < total:
             results[i] = parse_file(repo, ordered[i])
             tick(1)
             take(block=False)
+        if i is None:  # the counter is stuck: stop the workers, parse what they did not send
+            log.warning("the parse workers' file counter is stuck; finishing here")
+            _reap(procs, wait=0)
+            running = 0
         take(block=True)
     except BaseException:
         _reap(procs, wait=0)
