@@ -213,8 +213,9 @@ def test_files_of_a_worker_that_dies_are_parsed_here(tmp_path, monkeypatch, capl
     real = pipeline.parse_file
 
     def dies_in_a_worker(repo, sf):
-        if multiprocessing.parent_process() is not None and sf.path.endswith("7.py"):
-            os._exit(3)
+        if multiprocessing.parent_process() is not None:
+            os._exit(3)  # the worker dies on the first file it took
+        time.sleep(0.01)  # this process is slow enough for the worker to take one
         return real(repo, sf)
 
     monkeypatch.setattr(pipeline, "parse_file", dies_in_a_worker)
