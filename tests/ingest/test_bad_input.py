@@ -167,8 +167,12 @@ if dies:
     def _dies(part, share, conn):
         os._exit(3)
     pipeline._resolve_share = _dies
+import threading
+stop = threading.Event()
+threading.Thread(target=stop.wait, daemon=True).start()  # a progress bar's thread, say
 store = MemoryStore(out)
 index_repository(root, store, name="r", workers=3)
+stop.set()
 json.dump({"forks": forks, "export": store.export()}, open(out + ".json", "w"))
 """
 

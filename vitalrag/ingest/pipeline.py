@@ -11,6 +11,7 @@ import importlib
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections import Counter
@@ -274,8 +275,7 @@ def _resolve(repo: str, language: str, group: list[FileFacts], workers: int,
         return result
     shared, part = resolve_parts(repo, group)
     weights = [len(f.refs) for f in group]
-    fork_safe = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
-    if workers <= 1 or sum(weights) < _PARALLEL_MIN_REFS or not fork_safe:
+    if workers <= 1 or sum(weights) < _PARALLEL_MIN_REFS or not _can_fork_resolvers():
         return combine(shared, part(group))
     shares = _contiguous_shares(group, weights, workers)
     ctx = multiprocessing.get_context("fork")  # children inherit ``part`` and its index
@@ -305,6 +305,17 @@ def _resolve(repo: str, language: str, group: list[FileFacts], workers: int,
         raise
     finished.extend(proc for proc, _, _ in children)
     return combine(shared, *results)
+
+
+def _can_fork_resolvers() -> bool:
+    """Resolve workers must be forked (they inherit the index). A forked child
+    runs only resolution and a pipe write: no logging, no imports, no locks that
+    another thread of this process (a progress bar's, a server's) could hold, so
+    on Linux it may be forked from a process with threads; elsewhere (macOS
+    frameworks are not fork-safe) only from a process with one."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    return threading.active_count() == 1 or sys.platform.startswith("linux")
 
 
 def _contiguous_shares(group: list[FileFacts], weights: list[int], n: int) -> list[list[FileFacts]]:
