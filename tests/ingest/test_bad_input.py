@@ -181,8 +181,9 @@ json.dump({"forks": forks, "export": store.export()}, open(out + ".json", "w"))
 def test_parallel_resolution_equals_one_process(tmp_path, fixture):
     """References resolved in shares on forked processes give the graph one
     process gives; a resolve worker that dies has its share resolved here.
-    (Run in a fresh interpreter: resolve workers are forked only from a
-    process with one thread, which a test session need not be.)"""
+    (Run in a fresh interpreter with one extra thread, as under the CLI's
+    progress bar: outside Linux, resolve workers are forked only from a process
+    with one thread, which a test session need not be.)"""
     import json
     import subprocess
     import sys
