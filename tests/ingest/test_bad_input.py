@@ -141,7 +141,7 @@ def test_parse_workers_started_either_way_give_the_same_graph(tmp_path, monkeypa
     root = make_python_tree(tmp_path / "many", files=60)
     a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
     index_repository(root, a, name="many", workers=1)
-    monkeypatch.setattr(pipeline, "_pool_context", lambda: multiprocessing.get_context(method))
+    monkeypatch.setattr(pipeline, "_worker_context", lambda: multiprocessing.get_context(method))
     seen: list[tuple[str, int, int]] = []
     index_repository(root, b, name="many", workers=3, progress=lambda *a: seen.append(a))
     assert a.export() == b.export()
@@ -224,7 +224,7 @@ def test_files_of_a_worker_that_dies_are_parsed_here(tmp_path, monkeypatch, capl
         return real(repo, sf)
 
     monkeypatch.setattr(pipeline, "parse_file", dies_in_a_worker)
-    monkeypatch.setattr(pipeline, "_pool_context", lambda: multiprocessing.get_context("fork"))
+    monkeypatch.setattr(pipeline, "_worker_context", lambda: multiprocessing.get_context("fork"))
     with caplog.at_level("WARNING", logger="vitalrag.ingest.pipeline"):
         report = index_repository(root, b, name="many", workers=2)
     assert "a parse worker ended early" in caplog.text  # it did die
@@ -254,7 +254,7 @@ def test_a_worker_killed_holding_the_file_counter_does_not_hang_the_run(tmp_path
 
     monkeypatch.setattr(pipeline, "_worker_main", dies_holding_the_lock)
     monkeypatch.setattr(pipeline, "parse_file", slow_parse)
-    monkeypatch.setattr(pipeline, "_pool_context", lambda: multiprocessing.get_context("fork"))
+    monkeypatch.setattr(pipeline, "_worker_context", lambda: multiprocessing.get_context("fork"))
     monkeypatch.setattr(pipeline, "_CLAIM_TIMEOUT", 0.5)
     with caplog.at_level("WARNING", logger="vitalrag.ingest.pipeline"):
         index_repository(root, b, name="many", workers=2)

@@ -158,7 +158,7 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
     results.put(None)
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
+def _worker_context() -> multiprocessing.context.BaseContext:
     """Fork where it is safe (one thread: workers inherit the loaded grammars and
     start in a few ms); the platform's default elsewhere."""
     if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
@@ -206,7 +206,7 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
     for language in {sf.language for sf in files}:
         language_module(language)  # imported once here, inherited by forked workers
     ordered = sorted(files, key=lambda f: (-f.size, f.path))
-    ctx: Any = _pool_context()  # a concrete context (BaseContext has no Process in typeshed)
+    ctx: Any = _worker_context()  # a concrete context (BaseContext has no Process in typeshed)
     claim = ctx.Value("l", 0)
     queue = ctx.Queue()
     budget = max(32 * 1024, total_bytes // (8 * workers))
