@@ -15,6 +15,7 @@ branches) gets a ``#2`` suffix, in source order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -108,6 +109,10 @@ class Edge:
         return {"source": self.source, "target": self.target, "kind": self.kind,
                 "lines": list(self.lines)}
 
+    def row(self) -> tuple[str, str, str, tuple[int, ...]]:
+        """(source, target, kind, lines): the compact form files and pipes carry."""
+        return (self.source, self.target, self.kind, self.lines)
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Edge:
         return cls(data["source"], data["target"], data["kind"], tuple(data.get("lines") or ()))
@@ -135,6 +140,15 @@ class UnresolvedRef:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> UnresolvedRef:
         return cls(data["source"], data["kind"], data["name"], int(data["line"]), data["reason"])
+
+    def row(self) -> tuple[str, str, str, int, str]:
+        """(source, kind, name, line, reason): the compact form files and pipes carry."""
+        return (self.source, self.kind, self.name, self.line, self.reason)
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> UnresolvedRef:
+        source, kind, name, line, reason = row
+        return cls(source, kind, name, int(line), reason)
 
     @property
     def key(self) -> tuple[str, str, str, int]:
@@ -193,7 +207,12 @@ class View:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> View:
+        if data.keys() == _VIEW_FIELD_SET:  # as saved: no copy
+            return cls(**data)
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+_VIEW_FIELD_SET = frozenset(View.__dataclass_fields__)
 
 
 @dataclass(frozen=True, slots=True)

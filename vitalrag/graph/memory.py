@@ -96,8 +96,7 @@ class MemoryStore:
             self._insert_edges(
                 (e["source"], e["target"], e["kind"], e.get("lines") or ()) if isinstance(e, dict) else e
                 for e in data["edges"])
-            self.upsert_unresolved([UnresolvedRef.from_dict(u) if isinstance(u, dict)
-                                    else UnresolvedRef(u[0], u[1], u[2], int(u[3]), u[4])
+            self.upsert_unresolved([UnresolvedRef.from_dict(u) if isinstance(u, dict) else UnresolvedRef.from_row(u)
                                     for u in data["unresolved"]])
             self._sources = dict(data["sources"])
             self._meta = dict(data["meta"])
@@ -127,8 +126,7 @@ class MemoryStore:
                 for t, keydict in targets.items()
                 for k, data in keydict.items()
             ],
-            "unresolved": [(u.source, u.kind, u.name, u.line, u.reason)
-                           for refs in self._unresolved.values() for u in refs.values()],
+            "unresolved": [u.row() for refs in self._unresolved.values() for u in refs.values()],
             "sources": self._sources,
             "meta": self._meta,
         }
@@ -165,7 +163,7 @@ class MemoryStore:
             by_file[(obj.repo, obj.path)].add(obj.id)
 
     def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
-        self._insert_edges((e.source, e.target, e.kind, e.lines) for e in edges)
+        self._insert_edges(e.row() for e in edges)
 
     def _insert_edges(self, rows: Iterable[Sequence[Any]]) -> None:
         """(source, target, kind, lines) rows into the graph.

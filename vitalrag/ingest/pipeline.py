@@ -22,7 +22,6 @@ from queue import Empty
 from typing import Any
 
 from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
-from vitalrag.runtime import gc_paused
 from vitalrag.graph.delta import write_repository
 from vitalrag.graph.store import GraphStore
 from vitalrag.ingest.cache import FactsCache, file_digest
@@ -37,6 +36,7 @@ from vitalrag.model import (
     module_id,
     repository_id,
 )
+from vitalrag.runtime import gc_paused
 
 log = logging.getLogger(__name__)
 
@@ -298,7 +298,7 @@ def _resolve(repo: str, language: str, group: list[FileFacts], workers: int,
                 continue
             finally:
                 recv.close()
-            results.append(Resolution([Edge(*e) for e in edges], [UnresolvedRef(*u) for u in unresolved],
+            results.append(Resolution([Edge(*e) for e in edges], [UnresolvedRef.from_row(u) for u in unresolved],
                                       external))
     except BaseException:
         _reap([proc for proc, _, _ in children], wait=0)
@@ -335,8 +335,7 @@ def _resolve_share(part: Callable[[list[FileFacts]], Resolution], share: list[Fi
     """A resolve worker: resolve ``share`` and send the result back as plain tuples."""
     gc.disable()
     res = part(share)
-    conn.send(([(e.source, e.target, e.kind, e.lines) for e in res.edges],
-               [(u.source, u.kind, u.name, u.line, u.reason) for u in res.unresolved], res.external))
+    conn.send(([e.row() for e in res.edges], [u.row() for u in res.unresolved], res.external))
     conn.close()
 
 
@@ -438,7 +437,7 @@ def index_repository(
     still resolved again, and only the difference is written to the store, so
     the result equals a clean rebuild.
     """
-    finished: list[Any] = []  # parse workers done with their work, joined at the end
+    finished: list[Any] = []  # parse and resolve workers done with their work, joined at the end
     try:
         return _index(root, store, name=name, max_bytes=max_bytes, workers=workers, progress=progress,
                       cache_dir=cache_dir, finished=finished)

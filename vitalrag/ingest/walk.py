@@ -131,8 +131,9 @@ def _walk_with_gitignore(root: Path, result: WalkResult) -> list[str]:
     rules = _IgnoreRules()
     out: list[str] = []
     root_str = str(root)
+    prefix = len(root_str.rstrip(os.sep)) + 1  # of dirpath, up to its repository-relative part
     for dirpath, dirnames, filenames in os.walk(root_str, followlinks=False):
-        rel_dir = dirpath[len(root_str.rstrip(os.sep)) + 1:].replace(os.sep, "/") if dirpath != root_str else ""
+        rel_dir = dirpath[prefix:].replace(os.sep, "/") if dirpath != root_str else ""
         if ".gitignore" in filenames:
             rules.add_folder(root, rel_dir)
         keep = []

@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 
 RETRIEVAL_SCHEMA = 1
 POINTER = "retrieval.json"
-_VIEW_FIELDS = frozenset(View.__dataclass_fields__)
 
 Progress = Callable[[str, int, int], None]
 
@@ -150,8 +149,7 @@ class RetrievalIndex:
                 raise SchemaMismatch(f"retrieval index {snap} has schema version "
                                      f"{meta.get('schema_version')}, expected {RETRIEVAL_SCHEMA}: re-index")
             with gc_paused():
-                views = [View(**d) if d.keys() == _VIEW_FIELDS else View.from_dict(d)
-                         for d in orjson.loads((snap / "views.json").read_bytes())]
+                views = [View.from_dict(d) for d in orjson.loads((snap / "views.json").read_bytes())]
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
         sparse = SparseIndex.load(snap / "bm25", len(views))
