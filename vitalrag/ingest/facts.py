@@ -33,6 +33,10 @@ class RawRef:
     line: int
     data: dict[str, Any] = field(default_factory=dict)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # positional fields: parse workers send thousands of these
+        return (RawRef, (self.kind, self.source, self.name, self.line, self.data))
+
 
 @dataclass(slots=True)
 class FileFacts:

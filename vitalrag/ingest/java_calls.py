@@ -45,6 +45,7 @@ class CallResolver:
         # an encoding belongs to one reference, so one scope: its type is computed once
         # (a chain a().b().c() would otherwise be re-typed at every link)
         self._types: dict[int, JType] = {}
+        self._literals: dict[str, JType] = {}  # literal type name -> its JType
 
     def type_of(self, enc: dict[str, Any], scope: Scope) -> JType:
         """The static type of an encoded expression (see ``java_walk.ReferenceWalker.encode``)."""
@@ -56,7 +57,10 @@ class CallResolver:
     def _type_of(self, enc: dict[str, Any], scope: Scope) -> JType:
         k = enc.get("k")
         if k == "lit":
-            return JType(name=enc["t"], external=True)
+            lit = self._literals.get(enc["t"])
+            if lit is None:
+                lit = self._literals[enc["t"]] = JType(name=enc["t"], external=True)
+            return lit
         if k == "var":
             declared = enc["t"]
             if declared.startswith("?"):
@@ -86,8 +90,7 @@ class CallResolver:
                 return JType(reason="unresolved-receiver" if "overload" in exc.reason else exc.reason)
             if not isinstance(target, MethodInfo) or not target.returns or target.returns == "void":
                 return JType(reason="complex-receiver")
-            owner = target.owner
-            jt = self.index.resolve_type(target.returns, Scope(owner.file, owner, target.tparams))
+            jt = self.index.resolve_type(target.returns, self.index.method_scope(target))
             return JType(reason="generic-return") if jt.reason == "type-variable" else jt
         if k == "cond":
             a, b = self.type_of(enc["a"], scope), self.type_of(enc["b"], scope)
@@ -311,8 +314,7 @@ class CallResolver:
             return "no"
         if arg.info is None and not arg.external:
             return "maybe"
-        owner = m.owner
-        ptype = self.index.resolve_type(param, Scope(owner.file, owner, m.tparams))
+        ptype = self.index.resolve_type(param, self.index.method_scope(m))
         if ptype.reason == "type-variable":
             return "exact" if param == arg.name else "maybe"
         if arg.info is not None:

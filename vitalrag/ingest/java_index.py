@@ -45,6 +45,8 @@ class TypeInfo:
     #: resolved supertypes; ``None`` until computed, a str for an external one
     supers: list[TypeInfo | str] | None = None
     _hierarchy: tuple[list[TypeInfo], bool] | None = None
+    _scope: Scope | None = None  # the scope of the type's own declarations (``JavaIndex.type_scope``)
+    _named: dict[str, list[MethodInfo]] = field(default_factory=dict)  # ``JavaIndex.methods_named``
 
 
 @dataclass(eq=False, slots=True)
@@ -57,6 +59,7 @@ class MethodInfo:
     returns: str
     tparams: frozenset[str]
     bounds: dict[str, str]
+    _scope: Scope | None = None  # where its parameter and return types are read (``JavaIndex.method_scope``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,8 @@ class Scope:
     method: MethodInfo | None = None
     #: anonymous classes around the reference, innermost first: (supertype as written, own method names)
     anon: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: type name -> its resolution here (``JavaIndex.resolve_type``); scopes are shared, so this pays
+    types: dict[str, JType] = field(default_factory=dict, compare=False, repr=False)
 
 
 EXTERNAL = JType(external=True)
@@ -106,6 +111,8 @@ class JavaIndex:
         self.package_dirs: dict[str, set[str]] = {}
         self.methods: dict[str, MethodInfo] = {}
         self._type_memo: dict[tuple[int, str | None, frozenset[str], str], JType] = {}
+        #: (file, class id, source) -> the scope of references without anonymous classes around them
+        self._scope_memo: dict[tuple[int, str, str], Scope] = {}
         for f in facts:
             self._add_file(f)
 
@@ -154,10 +161,34 @@ class JavaIndex:
     # ---- types ---------------------------------------------------------------
 
     def scope_of(self, ref: RawRef, file: FileCtx) -> Scope:
-        cls = self.types.get(ref.data.get("cls") or "")
+        """Where a reference is written; one object for all references of one
+        method (and class) that no anonymous class encloses."""
+        cls_id = ref.data.get("cls") or ""
+        raw_anon = ref.data.get("anon")
+        key = (id(file), cls_id, ref.source)
+        if not raw_anon:
+            found = self._scope_memo.get(key)
+            if found is not None:
+                return found
+        cls = self.types.get(cls_id)
         method = self.methods.get(ref.source)
-        anon = tuple((sup, tuple(own)) for sup, own in ref.data.get("anon", ()))
-        return Scope(file, cls, method.tparams if method is not None else frozenset(), method, anon)
+        anon = tuple((sup, tuple(own)) for sup, own in raw_anon) if raw_anon else ()
+        scope = Scope(file, cls, method.tparams if method is not None else frozenset(), method, anon)
+        if not raw_anon:
+            self._scope_memo[key] = scope
+        return scope
+
+    def type_scope(self, info: TypeInfo) -> Scope:
+        """The scope of a type's own declarations (its fields' types)."""
+        if info._scope is None:
+            info._scope = Scope(info.file, info)
+        return info._scope
+
+    def method_scope(self, m: MethodInfo) -> Scope:
+        """The scope a method's parameter and return types are read in."""
+        if m._scope is None:
+            m._scope = Scope(m.owner.file, m.owner, m.tparams)
+        return m._scope
 
     def one(self, infos: list[TypeInfo], file: FileCtx) -> TypeInfo:
         if len(infos) == 1:
@@ -169,6 +200,9 @@ class JavaIndex:
         raise Missing("ambiguous-type")
 
     def resolve_type(self, name: str, scope: Scope) -> JType:
+        found = scope.types.get(name)
+        if found is not None:
+            return found
         key = (id(scope.file), scope.cls.id if scope.cls else None, scope.tparams, name)
         found = self._type_memo.get(key)
         if found is None:
@@ -179,6 +213,7 @@ class JavaIndex:
             except External:
                 found = JType(name=name.rsplit(".", 1)[-1], external=True)
             self._type_memo[key] = found
+        scope.types[name] = found
         return found
 
     def _resolve_type(self, name: str, scope: Scope) -> JType:
@@ -316,14 +351,17 @@ class JavaIndex:
         return None
 
     def methods_named(self, info: TypeInfo, name: str) -> list[MethodInfo]:
-        """Methods called ``name`` visible in ``info``; an override hides what it overrides."""
-        seen: set[tuple[str, ...]] = set()
-        out = []
-        for t in self.hierarchy(info)[0]:
-            for m in t.methods.get(name, ()):
-                if m.params not in seen:
-                    seen.add(m.params)
-                    out.append(m)
+        """Methods called ``name`` visible in ``info``; an override hides what it overrides.
+        (Computed once per type and name: the index does not change while resolving.)"""
+        out = info._named.get(name)
+        if out is None:
+            seen: set[tuple[str, ...]] = set()
+            out = info._named[name] = []
+            for t in self.hierarchy(info)[0]:
+                for m in t.methods.get(name, ()):
+                    if m.params not in seen:
+                        seen.add(m.params)
+                        out.append(m)
         return out
 
     def field_type(self, info: TypeInfo, name: str, own: bool = False) -> JType | None:
@@ -332,7 +370,7 @@ class JavaIndex:
         argument, which erasure lost, would replace it."""
         for t in self.hierarchy(info)[0]:
             if name in t.fields:
-                scope = Scope(t.file, t)
+                scope = self.type_scope(t)
                 if own and t is info:
                     return self.declared_type(t.fields[name], scope)
                 return self.resolve_type(t.fields[name], scope)

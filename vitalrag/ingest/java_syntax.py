@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from tree_sitter import Node
 
 from vitalrag.ingest.treesitter import start_line, text
@@ -12,8 +10,6 @@ TYPE_DECLS = frozenset({"class_declaration", "record_declaration", "interface_de
                         "annotation_type_declaration", "enum_declaration"})
 PRIMITIVE_TYPES = frozenset({"integral_type", "floating_point_type", "boolean_type", "void_type"})
 TYPE_NODES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type", "array_type"})
-_JAVADOC_LINE = re.compile(r"^[^\S\n]*\* ?", re.MULTILINE)
-_TRAILING_WS = re.compile(r"[^\S\n]+$", re.MULTILINE)
 
 
 def erase(node: Node | None) -> str:
@@ -67,7 +63,14 @@ def javadoc(node: Node) -> str:
         return ""
     body = raw[3:-2] if raw.endswith("*/") else raw[3:]
     # per line: the leading "*" (and one space after it) and trailing whitespace go
-    return _TRAILING_WS.sub("", _JAVADOC_LINE.sub("", body)).strip()
+    # (string methods: about three times faster than the equivalent regexes)
+    out = []
+    for line in body.split("\n"):
+        bare = line.lstrip()
+        if bare[:1] == "*":
+            line = bare[2:] if bare[1:2] == " " else bare[1:]
+        out.append(line.rstrip())
+    return "\n".join(out).strip()
 
 
 def annotation_names(node: Node) -> list[str]:
