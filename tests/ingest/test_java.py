@@ -145,6 +145,47 @@ class LegacyTest extends junit.framework.TestCase {
     assert extract("r", "Top.java", "class Top {}").package_dir is None
 
 
+def test_shared_encodings_equal_fresh_ones(monkeypatch):
+    """The walk encodes a nested call's receiver and arguments once, for the
+    outermost call, and shares them: the references must equal those of a walk
+    that encodes everything afresh (pattern variables declared mid-expression,
+    chains past the depth cut, lambdas, nested calls)."""
+    deep = "x" + ".next()" * 30
+    src = f"""package p;
+class Node {{ Node next() {{ return this; }} int bar() {{ return 1; }} }}
+class Use {{
+    boolean check(boolean a, int b) {{ return a; }}
+    int twice(int v) {{ return v; }}
+    void run(Object o, Node x, java.util.List<Node> xs) {{
+        check(o instanceof Node f, f.bar());
+        if (o instanceof Node g && check(g.bar() > 0, twice(g.next().bar()))) {{ g.bar(); }}
+        twice(twice(x.next().bar()));
+        twice(twice(x.next().bar()) + x.bar());
+        Node y = {deep};
+        {deep}.bar();
+        xs.forEach(n -> check(true, n.next().bar()));
+    }}
+}}
+"""
+    from vitalrag.ingest import java_walk
+
+    shared = extract("r", "src/p/Use.java", src).refs
+    monkeypatch.setattr(java_walk.ReferenceWalker, "encode",
+                        lambda self, node, scope, depth: (self._encode(node, scope, depth) if node is not None
+                                                          else {"k": "expr", "what": "missing"}))
+    fresh = extract("r", "src/p/Use.java", src).refs
+    assert [(r.kind, r.source, r.name, r.line, r.data) for r in shared] == \
+        [(r.kind, r.source, r.name, r.line, r.data) for r in fresh]
+    # the pattern variable declared by the first argument types the second one's receiver
+    f_bar = next(r for r in shared if r.name == "f.bar")
+    assert f_bar.data["recv"] == {"k": "var", "t": "Node"}
+    # a cut chain is cut as before, and a nested call shares its encodings with its ancestor
+    assert any("too-deep" in repr(r.data) for r in shared)
+    outer, inner = [r for r in shared if r.name == "twice" and r.line == 9]  # twice(twice(x.next().bar()))
+    assert outer.data["argv"][0]["n"] == "twice" and inner.data["argv"][0]["n"] == "bar"
+    assert outer.data["argv"][0]["argv"][0] is inner.data["argv"][0]
+
+
 def test_tags_query_definitions():
     src = b"class A { A() {} void m() { n(); } interface I {} enum E { X } record R(int x) {} }"
     caps = QueryCursor(tags_query("java")).captures(parser("java").parse(src).root_node)

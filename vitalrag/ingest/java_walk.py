@@ -54,6 +54,9 @@ _LITERALS = {
     "true": "boolean", "false": "boolean", "null_literal": "null", "class_literal": "Class",
 }
 _MAX_DEPTH = 24
+#: nodes whose visit only records a call (and cannot change the scope)
+_CALL_NODES = frozenset({"method_invocation", "object_creation_expression", "explicit_constructor_invocation",
+                         "method_reference"})
 #: enclosing anonymous classes, innermost first: (supertype as written, names of its own methods)
 _Anon = tuple[tuple[str, tuple[str, ...]], ...]
 
@@ -105,6 +108,9 @@ class ReferenceWalker:
         self.methods: list[dict[str, Any]] = []
         self.type_info: dict[str, dict[str, Any]] = {}  # type id -> its entry in self.types
         self.method_tparams: dict[str, dict[str, str]] = {}  # generic method id -> its type parameters
+        #: node id -> (its encoding, the depth it was encoded at); see ``encode``
+        self._encoded: dict[int, tuple[dict[str, Any], int]] = {}
+        self._cuts = 0  # encodings cut at ``_MAX_DEPTH`` so far
 
     def walk(self, root: Node) -> None:
         stack: list[tuple[Node, _Ctx]] = [(root, _Ctx(self.fid, None, _Scope(None), ()))]
@@ -120,6 +126,8 @@ class ReferenceWalker:
                 push((c, ctx))
 
     def visit(self, node: Node, t: str, ctx: _Ctx) -> _Ctx:
+        if t not in _CALL_NODES:
+            self._encoded.clear()  # the scope may change here (see ``encode``)
         obj = self.by_node.get(node.id)
         if obj is not None:
             if t in TYPE_DECLS:
@@ -321,6 +329,29 @@ class ReferenceWalker:
                                 line, data))
 
     def encode(self, node: Node | None, scope: _Scope, depth: int) -> dict[str, Any]:
+        """``_encode``, once per node where that gives the same result.
+
+        A call's receiver and arguments are encoded for the call, and again for
+        each call nested in them when the walk reaches it: a nested call reuses
+        the encodings made for its ancestor (shared dicts, which the resolver
+        also types once). That is exact: ancestors are reached first, so at a
+        smaller depth (an encoding that was not cut at ``_MAX_DEPTH`` is the
+        same at any smaller depth), and ``visit`` forgets every encoding
+        wherever names may enter the scope (declarations, pattern variables,
+        new blocks), which ``encode`` never descends into."""
+        if node is None:
+            return {"k": "expr", "what": "missing"}
+        key = node.id
+        hit = self._encoded.get(key)
+        if hit is not None and hit[1] >= depth:
+            return hit[0]
+        cuts = self._cuts
+        enc = self._encode(node, scope, depth)
+        if self._cuts == cuts:
+            self._encoded[key] = (enc, depth)
+        return enc
+
+    def _encode(self, node: Node, scope: _Scope, depth: int) -> dict[str, Any]:
         """What the resolver needs to type an expression (receivers and arguments).
 
         ``k`` says what it is: ``var`` (a local or parameter, ``t`` its declared type;
@@ -329,10 +360,9 @@ class ReferenceWalker:
         qualifying class), ``call`` (``n``, ``recv``, ``args``, ``argv``), ``new`` and
         ``cast`` (type ``t``), ``lit`` (type ``t``), ``elem`` (an element of ``of``),
         ``cond`` (``a`` or ``b``), ``expr`` (anything else)."""
-        if node is None:
-            return {"k": "expr", "what": "missing"}
         t = node.type
         if depth > _MAX_DEPTH:
+            self._cuts += 1
             return {"k": "expr", "what": "too-deep"}
         if t == "identifier":
             name = text(node)
