@@ -54,6 +54,7 @@ _LITERALS = {
     "true": "boolean", "false": "boolean", "null_literal": "null", "class_literal": "Class",
 }
 _MAX_DEPTH = 24
+_COMMENTS = frozenset({"line_comment", "block_comment"})
 #: nodes whose visit only records a call (and cannot change the scope)
 _CALL_NODES = frozenset({"method_invocation", "object_creation_expression", "explicit_constructor_invocation",
                          "method_reference"})
@@ -62,7 +63,7 @@ _Anon = tuple[tuple[str, tuple[str, ...]], ...]
 
 
 def _arguments(args: Node | None) -> list[Node]:
-    return [a for a in args.named_children if not a.type.endswith("comment")] if args is not None else []
+    return [a for a in args.named_children if a.type not in _COMMENTS] if args is not None else []
 
 
 class _Scope:
@@ -291,10 +292,10 @@ class ReferenceWalker:
             self.refs.append(RawRef("reference", ctx.owner, name, line, {"cls": ctx.cls}))
 
     def call(self, node: Node, ctx: _Ctx) -> None:
-        name = text(node.child_by_field_name("name"))
-        obj = node.child_by_field_name("object")
-        line = start_line(node.child_by_field_name("name") or node)
-        self.add_call(ctx, "call", name, obj, node.child_by_field_name("arguments"), line)
+        name_node = node.child_by_field_name("name")
+        line = (name_node or node).start_point[0] + 1
+        self.add_call(ctx, "call", text(name_node), node.child_by_field_name("object"),
+                      node.child_by_field_name("arguments"), line)
 
     def method_reference(self, node: Node, ctx: _Ctx) -> None:
         kids = node.named_children
@@ -310,9 +311,11 @@ class ReferenceWalker:
             self.add_call(ctx, "ref", name, target, None, start_line(node))
 
     def add_call(self, ctx: _Ctx, mode: str, name: str, recv: Node | None, args: Node | None, line: int) -> None:
-        argv = [self.encode(a, ctx.scope, 0) for a in _arguments(args)] if args is not None else None
+        scope = ctx.scope
+        argv = ([self.encode(a, scope, 0) for a in args.named_children if a.type not in _COMMENTS]
+                if args is not None else None)
         data: dict[str, Any] = {
-            "mode": mode, "n": name, "recv": self.encode(recv, ctx.scope, 0) if recv is not None else None,
+            "mode": mode, "n": name, "recv": self.encode(recv, scope, 0) if recv is not None else None,
             "args": len(argv) if argv is not None else None, "argv": argv or [], "cls": ctx.cls,
         }
         if ctx.anon:

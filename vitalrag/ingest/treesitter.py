@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from tree_sitter import Node
-
-_WS = re.compile(r"\s+")
-_OPEN = re.compile(r"([(\[<]) ")
-_CLOSE = re.compile(r" ([)\]>])")
 
 
 def text(node: Node | None) -> str:
@@ -32,11 +27,17 @@ def end_line(node: Node) -> int:
 
 
 def header(node: Node, body: Node | None, source: bytes, limit: int = 400) -> str:
-    """The declaration text before ``body``, whitespace collapsed: a signature."""
+    """The declaration text before ``body``, whitespace collapsed: a signature.
+
+    No space after an opening or before a closing bracket, no trailing comma
+    before ``)``. (String methods: a whitespace run is one space after the
+    split, so each bracket rule is one ``replace``.)"""
     end = body.start_byte if body is not None else node.end_byte
-    raw = source[node.start_byte:end].decode("utf-8", "replace")
-    sig = _WS.sub(" ", raw).strip().rstrip(":{").strip()
-    sig = _OPEN.sub(r"\1", _CLOSE.sub(r"\1", sig)).replace(",)", ")").replace(", )", ")")
+    sig = " ".join(source[node.start_byte:end].decode("utf-8", "replace").split()).rstrip(":{").strip()
+    if " " in sig:
+        sig = (sig.replace(" )", ")").replace(" ]", "]").replace(" >", ">")
+               .replace("( ", "(").replace("[ ", "[").replace("< ", "<"))
+    sig = sig.replace(",)", ")")
     return sig if len(sig) <= limit else sig[: limit - 3] + "..."
 
 
