@@ -26,6 +26,28 @@ def make_python_tree(root: Path, files: int) -> Path:
     return root
 
 
+def make_java_tree(root: Path, files: int) -> Path:
+    """A package of ``files`` classes: each extends a base class, holds the
+    previous one in a field, and calls it, its own overloads and a statically
+    imported helper, so that resolution needs the whole repository's index."""
+    pkg = root / "src" / "p"
+    pkg.mkdir(parents=True)
+    (pkg / "Base.java").write_text(
+        "package p;\n\npublic class Base {\n    protected int shared(int x) { return x; }\n}\n")
+    (pkg / "Util.java").write_text(
+        "package p;\n\npublic final class Util {\n    public static int twice(int x) { return 2 * x; }\n}\n")
+    for i in range(files):
+        prev = f"C{i - 1}" if i else "Base"
+        call = f"next.m{i - 1}(x) + next.f(\"s\") + next.shared(x)" if i else "shared(x)"
+        (pkg / f"C{i}.java").write_text(
+            f"package p;\n\nimport static p.Util.twice;\n\n/** Class {i}. */\npublic class C{i} extends Base {{\n"
+            f"    private final {prev} next = new {prev}();\n\n"
+            f"    public int m{i}(int x) {{ return twice({call}) + f(x) + shared(x); }}\n\n"
+            f"    int f(int x) {{ return x; }}\n\n    int f(String s) {{ return s.length(); }}\n}}\n"
+        )
+    return root
+
+
 class CountingEmbedder(HashingEmbedder):
     """The hashing embedder, counting how many texts it was asked to encode."""
 

@@ -242,7 +242,7 @@ def test_a_worker_killed_holding_the_file_counter_does_not_hang_the_run(tmp_path
     a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
     index_repository(root, a, name="many", workers=1)
 
-    def dies_holding_the_lock(repo, files, claim, results, budget):
+    def dies_holding_the_lock(repo, files, claim, results, budget, *rest):
         claim.get_lock().acquire()
         os._exit(3)
 
@@ -272,3 +272,80 @@ def test_reindex_replaces_previous_objects(tmp_path):
     (root / "a.py").write_text("def two():\n    pass\n")
     index_repository(root, store, name="r", workers=1)
     assert [o.id for o in store.find_objects(kind="function")] == ["r:a.py:two"]
+
+
+# ---- parse workers resolve what they parsed --------------------------------------------
+
+
+def _parallel_from_the_first_byte(monkeypatch, method: str = "fork") -> None:
+    import multiprocessing
+
+    from vitalrag.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(pipeline, "_worker_context", lambda: multiprocessing.get_context(method))
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_parse_workers_resolve_the_java_files_they_parsed(tmp_path, monkeypatch, workers):
+    """Each parse worker resolves the references of the Java files it parsed,
+    over the whole repository's index (it is sent the index view of every
+    other file): the graph equals the one a single process makes."""
+    from tests_support import make_java_tree
+    from vitalrag.ingest import java
+
+    root = make_java_tree(tmp_path / "j", files=60)
+    (root / "tools.py").write_text("def helper():\n    return 1\n\n\ndef main():\n    return helper()\n")
+    a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
+    one = index_repository(root, a, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch)
+    marks = tmp_path / "marks"
+    real = java.resolve_each
+
+    def counting(repo, group, files):  # runs in the workers (forked after this patch)
+        with open(marks, "a") as fh:
+            fh.write(f"{os.getpid()} {len(files)} {len(group)}\n")
+        return real(repo, group, files)
+
+    monkeypatch.setattr(java, "resolve_each", counting)
+    report = index_repository(root, b, name="j", workers=workers)
+    assert a.export() == b.export()
+    # per class: its method calls twice, shared, its own f and the previous class's m and f,
+    # and its field makes the previous class (C0: twice, shared, f and Base), and one Python call
+    assert report.edges == one.edges and report.edges["CALLS"] == 59 * 6 + 4 + 1
+    assert report.unresolved == one.unresolved == 0
+    rows = [tuple(map(int, line.split())) for line in marks.read_text().splitlines()]
+    assert rows and all(pid != os.getpid() for pid, _, _ in rows)
+    assert 1 <= len({pid for pid, _, _ in rows}) <= workers - 1
+    assert all(group == 62 for _, _, group in rows)  # every Java file, whole or as a view
+    assert 0 < sum(n for _, n, _ in rows) < 62  # this process parsed (and resolved) some too
+
+
+def test_a_parse_worker_that_dies_resolving_has_its_files_resolved_here(tmp_path, monkeypatch, caplog):
+    from tests_support import make_java_tree
+    from vitalrag.ingest import java
+
+    root = make_java_tree(tmp_path / "j", files=40)
+    a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
+    index_repository(root, a, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch)
+
+    def dies(repo, group, files):
+        os._exit(3)
+
+    monkeypatch.setattr(java, "resolve_each", dies)
+    with caplog.at_level("WARNING", logger="vitalrag.ingest.pipeline"):
+        index_repository(root, b, name="j", workers=2)
+    assert "a parse worker ended early; resolving its" in caplog.text
+    assert a.export() == b.export()
+
+
+def test_spawned_parse_workers_resolve_java_too(tmp_path, monkeypatch):
+    from tests_support import make_java_tree
+
+    root = make_java_tree(tmp_path / "j", files=30)
+    a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
+    index_repository(root, a, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch, "spawn")
+    index_repository(root, b, name="j", workers=2)
+    assert a.export() == b.export()

@@ -29,7 +29,7 @@ from vitalrag.model import Edge, UnresolvedRef, module_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["resolve", "resolve_parts"]
+__all__ = ["index_view", "resolve", "resolve_each", "resolve_parts"]
 
 
 # ---- the resolver entry point ---------------------------------------------------------
@@ -41,6 +41,7 @@ class _Resolver:
         self.index = JavaIndex(facts)
         self.calls = CallResolver(self.index)
         self.res = Resolution()
+        self._ctx_of = {id(file.facts): file for file in self.index.files}
 
     def unresolved(self, ref: RawRef, kind: str, reason: str) -> None:
         self.res.unresolved.append(UnresolvedRef(ref.source, kind, ref.name, ref.line, reason))
@@ -48,9 +49,8 @@ class _Resolver:
     def run_files(self, facts: list[FileFacts]) -> Resolution:
         """The imports, calls and type references written in these files."""
         self.res = Resolution()
-        ctx_of = {id(file.facts): file for file in self.index.files}
         for f in facts:
-            file = ctx_of[id(f)]
+            file = self._ctx_of[id(f)]
             for ref in f.refs:
                 if ref.kind == "import":
                     self.import_(ref, file)
@@ -131,6 +131,28 @@ def resolve_parts(repo: str, facts: list[FileFacts]) -> tuple[Resolution, PartRe
     subset of the files, so that subsets can be resolved in parallel."""
     r = _Resolver(repo, facts)
     return r.run_inherits(), r.run_files
+
+
+def resolve_each(repo: str, facts: list[FileFacts], files: list[FileFacts]) -> list[Resolution]:
+    """Index the repository's Java files (``facts``: whole ones, or the
+    ``index_view`` of those not resolved here) and resolve the references written
+    in each of ``files`` (some of ``facts``): one result per file, without the
+    whole-repository INHERITS (``resolve_parts`` gives those)."""
+    r = _Resolver(repo, facts)
+    return [r.run_files([f]) for f in files]
+
+
+def index_view(f: FileFacts) -> FileFacts:
+    """What the index (``JavaIndex``) needs of a file whose references are resolved
+    elsewhere: its package and declarations, its imports and supertypes, and no
+    objects, calls, type uses or text. A parse worker gets these for the files it
+    did not parse."""
+    return FileFacts(
+        path=f.path, language=f.language, file=f.file,
+        parents={t["id"]: f.parents[t["id"]] for t in f.data.get("types", ()) if t["id"] in f.parents},
+        refs=[r for r in f.refs if r.kind == "import" or r.kind == "inherit"],
+        namespace=f.namespace, package_dir=f.package_dir, package_name=f.package_name, data=f.data,
+    )
 
 
 def resolve(repo: str, facts: list[FileFacts]) -> Resolution:

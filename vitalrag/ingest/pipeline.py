@@ -141,21 +141,123 @@ def _claim(claim: Any) -> int | None:
     return i
 
 
-def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int) -> None:
+def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int, wid: int = 0,
+                 conn: Any = None) -> None:
     """A parse worker: claim and parse files until none are left, sending
-    ``(index, facts)`` batches of about ``budget`` bytes, then ``None``."""
-    gc.disable()  # see vitalrag.runtime.gc_paused; this process ends with the parse
+    ``(wid, [(index, facts), ...])`` batches of about ``budget`` bytes, then
+    ``(wid, None)``; then resolve its own files' references for the languages
+    the main process asks on ``conn`` (``_serve_resolution``)."""
+    gc.disable()  # see vitalrag.runtime.gc_paused; this process ends with the run
     batch: list[tuple[int, FileFacts | Skipped]] = []
+    own: list[FileFacts] = []
     size = 0
     while (i := _claim(claim)) is not None and i < len(files):
-        batch.append((i, parse_file(repo, files[i])))
+        facts = parse_file(repo, files[i])
+        batch.append((i, facts))
+        if isinstance(facts, FileFacts):
+            own.append(facts)
         size += files[i].size + _FILE_COST
         if size >= budget:
-            results.put(batch)  # pickled and written by the queue's thread while parsing goes on
+            results.put((wid, batch))  # pickled and written by the queue's thread while parsing goes on
             batch, size = [], 0
     if batch:
-        results.put(batch)
-    results.put(None)
+        results.put((wid, batch))
+    results.put((wid, None))
+    if conn is not None:
+        _serve_resolution(repo, own, conn)
+
+
+def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
+    """A parse worker after the parse: for each ``(language, views)`` received,
+    resolve the references of this worker's files of that language, given the
+    ``index_view`` of every other file of it, and send back one row set per
+    file (``(path, edge rows, unresolved rows, external)``); ``None`` or a
+    closed pipe ends it."""
+    try:
+        while (msg := conn.recv()) is not None:
+            language, views = msg
+            mine = [f for f in own if language_family(f.language) == language]
+            group = sorted(mine + views, key=lambda f: f.path)
+            done = language_module(language).resolve_each(repo, group, mine)
+            conn.send([(f.path, [e.row() for e in r.edges], [u.row() for u in r.unresolved], r.external)
+                       for f, r in zip(mine, done)])
+    except (EOFError, OSError):
+        pass  # the main process is gone or done
+    finally:
+        conn.close()
+
+
+class _Workers:
+    """The parse workers of a run, kept after the parse to resolve the
+    references of the files each one parsed (``_serve_resolution``).
+
+    The main process sends a worker the ``index_view`` of every file it did not
+    parse (small: declarations, imports, supertypes), so both sides resolve in
+    parallel, each over the whole repository's index, and only result rows come
+    back. A worker that is gone has its files resolved in the main process.
+    """
+
+    def __init__(self, procs: list[Any], conns: list[Any]) -> None:
+        self.procs = procs
+        self.conns = conns
+        self.owner: dict[str, int] = {}  # path -> number of the worker that parsed it
+        #: language -> worker number -> paths it was asked to resolve
+        self.asked: dict[str, dict[int, list[str]]] = {}
+
+    def ask(self, language: str, group: list[FileFacts], view: Callable[[FileFacts], FileFacts]) -> bool:
+        """Send each worker that parsed some of ``group`` the views of the rest of
+        it; whether any was asked."""
+        mine: dict[int, set[str]] = {}
+        for f in group:
+            wid = self.owner.get(f.path)
+            if wid is not None:
+                mine.setdefault(wid, set()).add(f.path)
+        asked: dict[int, list[str]] = {}
+        views: dict[str, FileFacts] = {}  # made once, for every worker that needs it
+
+        def view_of(f: FileFacts) -> FileFacts:
+            got = views.get(f.path)
+            if got is None:
+                got = views[f.path] = view(f)
+            return got
+
+        for wid, paths in sorted(mine.items()):
+            try:
+                self.conns[wid].send((language, [view_of(f) for f in group if f.path not in paths]))
+            except (OSError, ValueError):
+                continue  # the worker is gone: its files are resolved here
+            asked[wid] = sorted(paths)
+        self.asked[language] = asked
+        return bool(asked)
+
+    def collect(self, language: str) -> dict[str, Resolution]:
+        """The per-file results of the workers asked for ``language``; the files
+        of a worker that did not answer are missing (the caller resolves them)."""
+        out: dict[str, Resolution] = {}
+        for wid, paths in self.asked.pop(language, {}).items():
+            conn, proc = self.conns[wid], self.procs[wid]
+            try:
+                while not conn.poll(0.2):
+                    if not proc.is_alive() and not conn.poll(0):
+                        raise EOFError
+                rows = conn.recv()
+            except (EOFError, OSError):
+                log.warning("a parse worker ended early; resolving its %d file(s) here", len(paths))
+                continue
+            for path, edges, unresolved, external in rows:
+                out[path] = Resolution([Edge(*e) for e in edges], [UnresolvedRef.from_row(u) for u in unresolved],
+                                       external)
+        return out
+
+    def shutdown(self) -> None:
+        """Tell the workers there is nothing more to resolve (they exit)."""
+        for conn in self.conns:
+            try:
+                conn.send(None)
+            except (OSError, ValueError):
+                pass
+            conn.close()
+        self.conns = []
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:
@@ -176,7 +278,7 @@ def _reap(procs: list[Any], wait: float = 5.0) -> None:
 
 
 def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progress | None,
-               finished: list[Any]) -> list[FileFacts | Skipped]:
+               finished: list[Any], pools: list[_Workers]) -> list[FileFacts | Skipped]:
     """Parse every file: in this process for small repositories, else on
     ``workers - 1`` worker processes and this one together.
 
@@ -184,8 +286,9 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
     the workers alike, so all of them finish at about the same time whatever
     the mix of file sizes. Workers send their results in batches as they go;
     this process takes them in between its own files. Files a worker took but
-    never sent (it died) are parsed here. Workers that have sent everything are
-    added to ``finished`` for the caller to join (``_reap``) when it is done.
+    never sent (it died) are parsed here. The workers stay, to resolve their
+    files' references (``_Workers``, appended to ``pools``); they are added to
+    ``finished`` for the caller to shut down and join (``_reap``) when it is done.
     """
     total = len(files)
     done = 0
@@ -210,10 +313,15 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
     claim = ctx.Value("l", 0)
     queue = ctx.Queue()
     budget = max(32 * 1024, total_bytes // (8 * workers))
-    procs = [ctx.Process(target=_worker_main, args=(repo, ordered, claim, queue, budget), daemon=True,
-                         name=f"vitalrag-parse-{n}") for n in range(workers - 1)]
+    pipes = [ctx.Pipe() for _ in range(workers - 1)]
+    procs = [ctx.Process(target=_worker_main, args=(repo, ordered, claim, queue, budget, n, pipes[n][1]),
+                         daemon=True, name=f"vitalrag-parse-{n}") for n in range(workers - 1)]
     for proc in procs:
         proc.start()
+    for _, child_end in pipes:
+        child_end.close()  # the workers' ends: a worker that dies then reads as EOF here
+    pool = _Workers(procs, [parent_end for parent_end, _ in pipes])
+    pools.append(pool)
     results: dict[int, FileFacts | Skipped] = {}
     running = len(procs)
 
@@ -226,11 +334,15 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
                 if not block or not any(p.is_alive() for p in procs):
                     return  # nothing now, or every worker is gone (a dead one sent no None)
                 continue
-            if batch is None:
+            wid, items = batch
+            if items is None:
                 running -= 1
                 continue
-            results.update(batch)
-            tick(len(batch))
+            for i, facts in items:
+                results[i] = facts
+                if isinstance(facts, FileFacts):
+                    pool.owner[facts.path] = wid
+            tick(len(items))
 
     try:
         while (i := _claim(claim)) is not None and i < total:
@@ -246,8 +358,8 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
         _reap(procs, wait=0)
         raise
     queue.close()
-    # every worker has sent its last batch; they exit while resolution runs here,
-    # and the caller joins them at the end
+    # every worker has sent its last batch; they now wait to resolve (or exit),
+    # and the caller shuts them down and joins them at the end
     finished.extend(procs)
     lost = [i for i in range(total) if i not in results]
     if lost:
@@ -259,14 +371,17 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
 
 
 def _resolve(repo: str, language: str, group: list[FileFacts], workers: int,
-             finished: list[Any]) -> Resolution:
+             finished: list[Any], pool: _Workers | None = None) -> Resolution:
     """Resolve one language's references, on several processes when there are many.
 
     A language module with ``resolve_parts`` does its whole-repository work
-    once here; then forked children, which inherit the index built so far,
-    resolve the references of contiguous shares of the files while this
-    process resolves the first share. A child that fails has its share
-    resolved here. The result equals ``resolve`` on one process.
+    once here. When the parse workers were asked to resolve the files they
+    parsed (``_Workers.ask``), this process resolves the rest and takes their
+    results. Otherwise, for many references, forked children, which inherit
+    the index built so far, resolve the references of contiguous shares of the
+    files while this process resolves the first share. A worker or child that
+    fails has its files resolved here. Either way the result equals
+    ``resolve`` on one process: per-file results are combined in file order.
     """
     module = language_module(language)
     resolve_parts = getattr(module, "resolve_parts", None)
@@ -274,6 +389,11 @@ def _resolve(repo: str, language: str, group: list[FileFacts], workers: int,
         result: Resolution = module.resolve(repo, group)
         return result
     shared, part = resolve_parts(repo, group)
+    if pool is not None and language in pool.asked:
+        remote = set().union(*pool.asked[language].values())
+        here = {f.path: part([f]) for f in group if f.path not in remote}
+        done = pool.collect(language)
+        return combine(shared, *(here.get(f.path) or done.get(f.path) or part([f]) for f in group))
     weights = [len(f.refs) for f in group]
     if workers <= 1 or sum(weights) < _PARALLEL_MIN_REFS or not _can_fork_resolvers():
         return combine(shared, part(group))
@@ -437,11 +557,14 @@ def index_repository(
     still resolved again, and only the difference is written to the store, so
     the result equals a clean rebuild.
     """
-    finished: list[Any] = []  # parse and resolve workers done with their work, joined at the end
+    finished: list[Any] = []  # parse and resolve workers, joined at the end
+    pools: list[_Workers] = []  # the parse workers, shut down at the end
     try:
         return _index(root, store, name=name, max_bytes=max_bytes, workers=workers, progress=progress,
-                      cache_dir=cache_dir, finished=finished)
+                      cache_dir=cache_dir, finished=finished, pools=pools)
     finally:
+        for pool in pools:
+            pool.shutdown()
         _reap(finished)
 
 
@@ -455,6 +578,7 @@ def _index(
     progress: Progress | None,
     cache_dir: str | os.PathLike[str] | None,
     finished: list[Any],
+    pools: list[_Workers],
 ) -> IndexReport:
     started = time.perf_counter()
     root_path = Path(root)
@@ -471,7 +595,7 @@ def _index(
     n_workers = workers if workers is not None else min(2, os.cpu_count() or 1)
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
     todo, reused, digests = _split_by_cache(walked.files, cache)
-    parsed = _parse_all(repo, todo, n_workers, progress, finished)
+    parsed = _parse_all(repo, todo, n_workers, progress, finished, pools)
     if cache is not None:
         for p in parsed:
             if isinstance(p, FileFacts) and p.path in digests:
@@ -489,17 +613,28 @@ def _index(
             prepare(repo, group)
     for f in facts:
         skipped.extend(Skipped(f.path, problem) for problem in f.problems)
+    pool = pools[0] if pools else None
+    if pool is not None:
+        # the parse workers start resolving their files while the graph is built here
+        for language, group in sorted(by_language.items()):
+            module = language_module(language)
+            if hasattr(module, "resolve_each") and hasattr(module, "index_view"):
+                pool.ask(language, group, module.index_view)
+        if not pool.asked:
+            pool.shutdown()  # nothing for them to resolve: let them go now
 
     objects, edges = build_graph(repo, facts)
     unresolved: list[UnresolvedRef] = []
     external = 0
     for i, (language, group) in enumerate(sorted(by_language.items()), 1):
-        res = _resolve(repo, language, group, n_workers, finished)
+        res = _resolve(repo, language, group, n_workers, finished, pool)
         edges.extend(res.edges)
         unresolved.extend(res.unresolved)
         external += res.external
         if progress:
             progress("resolve", i, len(by_language))
+    if pool is not None:
+        pool.shutdown()  # the workers exit while the store is written
     edges.extend(tests_edges(objects, edges))
     edges = merge_edges(edges)
 
