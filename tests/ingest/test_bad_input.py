@@ -349,3 +349,69 @@ def test_spawned_parse_workers_resolve_java_too(tmp_path, monkeypatch):
     _parallel_from_the_first_byte(monkeypatch, "spawn")
     index_repository(root, b, name="j", workers=2)
     assert a.export() == b.export()
+
+
+def test_parse_workers_write_the_facts_cache_of_their_files(tmp_path, monkeypatch):
+    """With a facts cache (as ``vitalrag index`` runs), each parse worker writes
+    the cache entries of the files it parsed, whole, though it sends them here
+    without the references it resolves itself; a second run reuses every file."""
+    import pickle
+
+    from tests_support import make_java_tree
+    from vitalrag.ingest.cache import FactsCache
+
+    root = make_java_tree(tmp_path / "j", files=40)
+    a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
+    index_repository(root, a, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch)
+    from vitalrag.ingest import cache as cache_module, pipeline
+
+    writers = tmp_path / "writers"
+    real = cache_module.write_entry
+
+    def logged(folder, path, digest, facts):
+        with open(writers, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return real(folder, path, digest, facts)
+
+    monkeypatch.setattr(cache_module, "write_entry", logged)
+    monkeypatch.setattr(pipeline, "write_entry", logged)
+    cache_dir = tmp_path / "facts"
+    first = index_repository(root, b, name="j", workers=2, cache_dir=cache_dir)
+    assert a.export() == b.export() and first.parsed == 42 and first.reused == 0
+    pids = writers.read_text().split()
+    assert len(pids) == 42 and str(os.getpid()) in pids and len(set(pids)) == 2  # here and in the worker
+    cache = FactsCache(cache_dir, "j")
+    assert len(cache.files) == 42
+    for path, info in cache.files.items():
+        with (cache.folder / f"{info['entry']}.pickle").open("rb") as fh:
+            _, facts = pickle.load(fh)
+        if "/C" in path:  # whole, whoever parsed it: every class calls
+            assert any(r.kind == "call" for r in facts.refs), path
+    again = index_repository(root, b, name="j", workers=2, cache_dir=cache_dir)
+    assert again.parsed == 0 and again.reused == 42
+    assert a.export() == b.export()
+
+
+def test_a_file_changed_while_its_worker_died_keeps_its_objects(tmp_path, monkeypatch, caplog):
+    """A worker that dies before resolving sent its files' facts without their
+    references: they are parsed again here, unless a file changed since (its
+    objects stay as parsed, its references are left out, and the run says so)."""
+    from tests_support import make_java_tree
+    from vitalrag.ingest import java
+
+    root = make_java_tree(tmp_path / "j", files=30)
+    _parallel_from_the_first_byte(monkeypatch)
+
+    def edits_then_dies(repo, group, files):
+        for f in files:
+            (root / f.path).write_text((root / f.path).read_text() + "// edited\n")
+        os._exit(3)
+
+    monkeypatch.setattr(java, "resolve_each", edits_then_dies)
+    store = MemoryStore(tmp_path / "s")
+    with caplog.at_level("WARNING", logger="vitalrag.ingest.pipeline"):
+        report = index_repository(root, store, name="j", workers=2)
+    edited = [p for p in caplog.messages if "changed while it was indexed" in p]
+    assert edited and report.files == 32
+    assert len(store.find_objects(kind="class")) == 32

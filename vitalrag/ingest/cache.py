@@ -72,13 +72,13 @@ class FactsCache:
         return facts
 
     def put(self, path: str, digest: str, facts: FileFacts) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        entry = self._entry(path)
-        fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump((digest, facts), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, self.folder / f"{entry}.pickle")
-        self.files[path] = {"hash": digest, "language": facts.language, "entry": entry}
+        write_entry(self.folder, path, digest, facts)
+        self.record(path, digest, facts.language)
+
+    def record(self, path: str, digest: str, language: str) -> None:
+        """Enter a file whose entry was written (by ``write_entry``, e.g. in a parse
+        worker) in the manifest that ``save`` writes."""
+        self.files[path] = {"hash": digest, "language": language, "entry": self._entry(path)}
 
     def save(self, keep: set[str]) -> None:
         """Write the manifest for the files in ``keep`` and drop the others' entries."""
@@ -90,3 +90,13 @@ class FactsCache:
         with os.fdopen(fd, "w") as fh:
             json.dump({"version": FACTS_VERSION, "files": self.files}, fh)
         os.replace(tmp, self.folder / "manifest.json")
+
+
+def write_entry(folder: Path, path: str, digest: str, facts: FileFacts) -> None:
+    """Write the cached facts of one file (atomically); ``FactsCache.record``
+    then enters it in the manifest."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "wb") as fh:
+        pickle.dump((digest, facts), fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, folder / f"{FactsCache._entry(path)}.pickle")

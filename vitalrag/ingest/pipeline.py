@@ -24,7 +24,7 @@ from typing import Any
 from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
 from vitalrag.graph.delta import write_repository
 from vitalrag.graph.store import GraphStore
-from vitalrag.ingest.cache import FactsCache, file_digest
+from vitalrag.ingest.cache import FactsCache, file_digest, write_entry
 from vitalrag.ingest.facts import FileFacts, Resolution, combine
 from vitalrag.ingest.languages import language_family
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, walk_repository
@@ -142,20 +142,32 @@ def _claim(claim: Any) -> int | None:
 
 
 def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int, wid: int = 0,
-                 conn: Any = None) -> None:
+                 conn: Any = None, cache: tuple[Path, dict[str, str]] | None = None) -> None:
     """A parse worker: claim and parse files until none are left, sending
-    ``(wid, [(index, facts), ...])`` batches of about ``budget`` bytes, then
-    ``(wid, None)``; then resolve its own files' references for the languages
-    the main process asks on ``conn`` (``_serve_resolution``)."""
+    ``(wid, [(index, facts, flags), ...])`` batches of about ``budget`` bytes,
+    then ``(wid, None)``; then resolve its own files' references for the
+    languages the main process asks on ``conn`` (``_serve_resolution``).
+
+    With ``cache`` (the facts cache's folder and the files' digests) it writes
+    its files' cache entries itself (flag ``_CACHED``). Facts of a language the
+    workers resolve (one with ``index_view``) travel without the references
+    resolved here (flag ``_STRIPPED``): only what the index needs of them."""
     gc.disable()  # see vitalrag.runtime.gc_paused; this process ends with the run
-    batch: list[tuple[int, FileFacts | Skipped]] = []
+    batch: list[tuple[int, FileFacts | Skipped, int]] = []
     own: list[FileFacts] = []
     size = 0
     while (i := _claim(claim)) is not None and i < len(files):
         facts = parse_file(repo, files[i])
-        batch.append((i, facts))
+        flags = 0
         if isinstance(facts, FileFacts):
             own.append(facts)
+            if cache is not None and facts.path in cache[1]:
+                write_entry(cache[0], facts.path, cache[1][facts.path], facts)
+                flags |= _CACHED
+            if conn is not None and hasattr(language_module(facts.language), "index_view"):
+                facts = _without_local_refs(facts)
+                flags |= _STRIPPED
+        batch.append((i, facts, flags))
         size += files[i].size + _FILE_COST
         if size >= budget:
             results.put((wid, batch))  # pickled and written by the queue's thread while parsing goes on
@@ -165,6 +177,22 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
     results.put((wid, None))
     if conn is not None:
         _serve_resolution(repo, own, conn)
+
+
+#: flags of a file a parse worker sends: it wrote the cache entry; its facts lack the calls and type uses
+_CACHED, _STRIPPED = 1, 2
+#: the raw references a ``JavaIndex``-like index is built from (kept in stripped facts)
+_INDEX_REF_KINDS = frozenset({"import", "inherit"})
+
+
+def _without_local_refs(f: FileFacts) -> FileFacts:
+    """A copy of a file's facts with only the references an index needs (the
+    worker that parsed it resolves the others)."""
+    return FileFacts(
+        path=f.path, language=f.language, file=f.file, objects=f.objects, parents=f.parents,
+        refs=[r for r in f.refs if r.kind in _INDEX_REF_KINDS], namespace=f.namespace,
+        package_dir=f.package_dir, package_name=f.package_name, problems=f.problems, data=f.data, text=f.text,
+    )
 
 
 def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
@@ -197,10 +225,13 @@ class _Workers:
     back. A worker that is gone has its files resolved in the main process.
     """
 
-    def __init__(self, procs: list[Any], conns: list[Any]) -> None:
+    def __init__(self, procs: list[Any], conns: list[Any], sources: dict[str, SourceFile]) -> None:
         self.procs = procs
         self.conns = conns
+        self.sources = sources  # path -> the file, to parse again what a gone worker did not resolve
         self.owner: dict[str, int] = {}  # path -> number of the worker that parsed it
+        self.stripped: set[str] = set()  # paths whose facts came without their calls and type uses
+        self.cached: set[str] = set()  # paths whose cache entry the worker wrote
         #: language -> worker number -> paths it was asked to resolve
         self.asked: dict[str, dict[int, list[str]]] = {}
 
@@ -249,6 +280,19 @@ class _Workers:
                                        external)
         return out
 
+    def restore(self, repo: str, f: FileFacts) -> None:
+        """Give stripped facts their references back, before they are resolved
+        here (their worker is gone): the file is parsed again. Should it have
+        changed since, its references are dropped, with a warning."""
+        if f.path not in self.stripped:
+            return
+        self.stripped.discard(f.path)
+        again = parse_file(repo, self.sources[f.path])
+        if isinstance(again, FileFacts) and again.file.content_hash == f.file.content_hash:
+            f.refs = again.refs
+        else:
+            log.warning("%s changed while it was indexed; its references are left out", f.path)
+
     def shutdown(self) -> None:
         """Tell the workers there is nothing more to resolve (they exit)."""
         for conn in self.conns:
@@ -278,7 +322,8 @@ def _reap(procs: list[Any], wait: float = 5.0) -> None:
 
 
 def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progress | None,
-               finished: list[Any], pools: list[_Workers]) -> list[FileFacts | Skipped]:
+               finished: list[Any], pools: list[_Workers],
+               cache: tuple[Path, dict[str, str]] | None = None) -> list[FileFacts | Skipped]:
     """Parse every file: in this process for small repositories, else on
     ``workers - 1`` worker processes and this one together.
 
@@ -314,13 +359,13 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
     queue = ctx.Queue()
     budget = max(32 * 1024, total_bytes // (8 * workers))
     pipes = [ctx.Pipe() for _ in range(workers - 1)]
-    procs = [ctx.Process(target=_worker_main, args=(repo, ordered, claim, queue, budget, n, pipes[n][1]),
+    procs = [ctx.Process(target=_worker_main, args=(repo, ordered, claim, queue, budget, n, pipes[n][1], cache),
                          daemon=True, name=f"vitalrag-parse-{n}") for n in range(workers - 1)]
     for proc in procs:
         proc.start()
     for _, child_end in pipes:
         child_end.close()  # the workers' ends: a worker that dies then reads as EOF here
-    pool = _Workers(procs, [parent_end for parent_end, _ in pipes])
+    pool = _Workers(procs, [parent_end for parent_end, _ in pipes], {sf.path: sf for sf in ordered})
     pools.append(pool)
     results: dict[int, FileFacts | Skipped] = {}
     running = len(procs)
@@ -338,10 +383,14 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
             if items is None:
                 running -= 1
                 continue
-            for i, facts in items:
+            for i, facts, flags in items:
                 results[i] = facts
                 if isinstance(facts, FileFacts):
                     pool.owner[facts.path] = wid
+                    if flags & _STRIPPED:
+                        pool.stripped.add(facts.path)
+                    if flags & _CACHED:
+                        pool.cached.add(facts.path)
             tick(len(items))
 
     try:
@@ -391,9 +440,20 @@ def _resolve(repo: str, language: str, group: list[FileFacts], workers: int,
     shared, part = resolve_parts(repo, group)
     if pool is not None and language in pool.asked:
         remote = set().union(*pool.asked[language].values())
-        here = {f.path: part([f]) for f in group if f.path not in remote}
+        here = {}
+        for f in group:
+            if f.path not in remote:
+                pool.restore(repo, f)
+                here[f.path] = part([f])
         done = pool.collect(language)
-        return combine(shared, *(here.get(f.path) or done.get(f.path) or part([f]) for f in group))
+        for f in group:
+            if f.path not in here and f.path not in done:  # its worker is gone
+                pool.restore(repo, f)
+                here[f.path] = part([f])
+        return combine(shared, *(here.get(f.path) or done[f.path] for f in group))
+    if pool is not None:
+        for f in group:
+            pool.restore(repo, f)
     weights = [len(f.refs) for f in group]
     if workers <= 1 or sum(weights) < _PARALLEL_MIN_REFS or not _can_fork_resolvers():
         return combine(shared, part(group))
@@ -595,11 +655,16 @@ def _index(
     n_workers = workers if workers is not None else min(2, os.cpu_count() or 1)
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
     todo, reused, digests = _split_by_cache(walked.files, cache)
-    parsed = _parse_all(repo, todo, n_workers, progress, finished, pools)
+    parsed = _parse_all(repo, todo, n_workers, progress, finished, pools,
+                        (cache.folder, digests) if cache is not None else None)
     if cache is not None:
+        cached_by_workers = pools[0].cached if pools else set()
         for p in parsed:
             if isinstance(p, FileFacts) and p.path in digests:
-                cache.put(p.path, digests[p.path], p)
+                if p.path in cached_by_workers:
+                    cache.record(p.path, digests[p.path], p.language)
+                else:
+                    cache.put(p.path, digests[p.path], p)
 
     facts = sorted(reused + [p for p in parsed if isinstance(p, FileFacts)], key=lambda f: f.path)
     skipped = list(walked.skipped) + [p for p in parsed if isinstance(p, Skipped)]
