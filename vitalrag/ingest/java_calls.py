@@ -46,6 +46,8 @@ class CallResolver:
         # (a chain a().b().c() would otherwise be re-typed at every link)
         self._types: dict[int, JType] = {}
         self._literals: dict[str, JType] = {}  # literal type name -> its JType
+        #: (candidates' id, argument count, argument types) -> (candidates, the overload or None)
+        self._chosen: dict[tuple[int, int, tuple[JType, ...]], tuple[list[MethodInfo], MethodInfo | None]] = {}
 
     def type_of(self, enc: dict[str, Any], scope: Scope) -> JType:
         """The static type of an encoded expression (see ``java_walk.ReferenceWalker.encode``)."""
@@ -285,7 +287,19 @@ class CallResolver:
             raise Missing("no-matching-overload")
         if len(fit) == 1:
             return fit[0]
-        args = [self.type_of(a, scope) for a in data.get("argv", ())]
+        args = tuple(self.type_of(a, scope) for a in data.get("argv", ()))
+        # the choice depends on the candidates and the argument types only: made once
+        # (the memo holds ``cands``, so its id stays that list's)
+        key = (id(cands), nargs, args)
+        memo = self._chosen.get(key)
+        if memo is None:
+            memo = self._chosen[key] = (cands, self._choose(fit, nargs, args))
+        if memo[1] is None:
+            raise Missing("ambiguous-overload")
+        return memo[1]
+
+    def _choose(self, fit: list[MethodInfo], nargs: int, args: tuple[JType, ...]) -> MethodInfo | None:
+        """The overload of ``fit`` the argument types select, None when ambiguous."""
         # as javac: fixed-arity overloads first, variable-arity ones only if none applies
         fixed = [m for m in fit if not m.varargs and len(m.params) == nargs]
         for group in (fixed, fit):
@@ -301,7 +315,7 @@ class CallResolver:
                 return exact[0]
             if applicable:
                 break
-        raise Missing("ambiguous-overload")
+        return None
 
     def _compat(self, arg: JType, m: MethodInfo, i: int) -> str:
         if i >= len(m.params) - 1 and m.varargs:
