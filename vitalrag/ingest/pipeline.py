@@ -164,7 +164,7 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
             if cache is not None and facts.path in cache[1]:
                 write_entry(cache[0], facts.path, cache[1][facts.path], facts)
                 flags |= _CACHED
-            if conn is not None and hasattr(language_module(facts.language), "index_view"):
+            if conn is not None and _resolved_by_workers(language_module(facts.language)):
                 facts = _without_local_refs(facts)
                 flags |= _STRIPPED
         batch.append((i, facts, flags))
@@ -196,23 +196,34 @@ def _without_local_refs(f: FileFacts) -> FileFacts:
 
 
 def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
-    """A parse worker after the parse: for each ``(language, views)`` received,
-    resolve the references of this worker's files of that language, given the
-    ``index_view`` of every other file of it, and send back one row set per
-    file (``(path, edge rows, unresolved rows, external)``); ``None`` or a
-    closed pipe ends it."""
+    """A parse worker after the parse: given ``{language: views}`` (the
+    ``index_view`` of every file of that language this worker did not parse),
+    resolve the references of its own files of those languages and send back
+    ``{language: [(path, edge rows, unresolved rows, external), ...]}``, one
+    request and one answer (so neither side ever blocks writing while the other
+    does); then wait for ``None`` or a closed pipe."""
     try:
-        while (msg := conn.recv()) is not None:
-            language, views = msg
+        request = conn.recv()
+        if request is None:
+            return
+        answer: dict[str, list[tuple[str, list[Any], list[Any], int]]] = {}
+        for language, views in request.items():
             mine = [f for f in own if language_family(f.language) == language]
             group = sorted(mine + views, key=lambda f: f.path)
             done = language_module(language).resolve_each(repo, group, mine)
-            conn.send([(f.path, [e.row() for e in r.edges], [u.row() for u in r.unresolved], r.external)
-                       for f, r in zip(mine, done)])
+            answer[language] = [(f.path, [e.row() for e in r.edges], [u.row() for u in r.unresolved], r.external)
+                                for f, r in zip(mine, done)]
+        conn.send(answer)
+        conn.recv()  # None: the run is over
     except (EOFError, OSError):
         pass  # the main process is gone or done
     finally:
         conn.close()
+
+
+def _resolved_by_workers(module: Any) -> bool:
+    """Whether a language's parse workers resolve the files they parsed."""
+    return hasattr(module, "resolve_each") and hasattr(module, "index_view")
 
 
 class _Workers:
@@ -232,53 +243,64 @@ class _Workers:
         self.owner: dict[str, int] = {}  # path -> number of the worker that parsed it
         self.stripped: set[str] = set()  # paths whose facts came without their calls and type uses
         self.cached: set[str] = set()  # paths whose cache entry the worker wrote
-        #: language -> worker number -> paths it was asked to resolve
-        self.asked: dict[str, dict[int, list[str]]] = {}
+        #: worker number -> language -> paths it was asked to resolve
+        self.asked: dict[int, dict[str, list[str]]] = {}
+        #: language -> path -> what a worker resolved (``collect``)
+        self.results: dict[str, dict[str, Resolution]] | None = None
 
-    def ask(self, language: str, group: list[FileFacts], view: Callable[[FileFacts], FileFacts]) -> bool:
-        """Send each worker that parsed some of ``group`` the views of the rest of
-        it; whether any was asked."""
-        mine: dict[int, set[str]] = {}
-        for f in group:
-            wid = self.owner.get(f.path)
-            if wid is not None:
-                mine.setdefault(wid, set()).add(f.path)
-        asked: dict[int, list[str]] = {}
+    def ask(self, groups: dict[str, tuple[list[FileFacts], Callable[[FileFacts], FileFacts]]]) -> None:
+        """Send each worker, for every language (its files and its ``index_view``)
+        of which it parsed some files, the views of the other files."""
         views: dict[str, FileFacts] = {}  # made once, for every worker that needs it
-
-        def view_of(f: FileFacts) -> FileFacts:
-            got = views.get(f.path)
-            if got is None:
-                got = views[f.path] = view(f)
-            return got
-
-        for wid, paths in sorted(mine.items()):
+        for wid in range(len(self.conns)):
+            request: dict[str, list[FileFacts]] = {}
+            paths: dict[str, list[str]] = {}
+            for language, (group, view) in groups.items():
+                mine = [f.path for f in group if self.owner.get(f.path) == wid]
+                if not mine:
+                    continue
+                request[language] = []
+                for f in group:
+                    if self.owner.get(f.path) != wid:
+                        if f.path not in views:
+                            views[f.path] = view(f)
+                        request[language].append(views[f.path])
+                paths[language] = mine
+            if not request:
+                continue
             try:
-                self.conns[wid].send((language, [view_of(f) for f in group if f.path not in paths]))
+                self.conns[wid].send(request)
             except (OSError, ValueError):
                 continue  # the worker is gone: its files are resolved here
-            asked[wid] = sorted(paths)
-        self.asked[language] = asked
-        return bool(asked)
+            self.asked[wid] = paths
+
+    def remote(self, language: str) -> set[str]:
+        """The paths of ``language`` a worker was asked to resolve."""
+        return {p for paths in self.asked.values() for p in paths.get(language, ())}
 
     def collect(self, language: str) -> dict[str, Resolution]:
-        """The per-file results of the workers asked for ``language``; the files
-        of a worker that did not answer are missing (the caller resolves them)."""
-        out: dict[str, Resolution] = {}
-        for wid, paths in self.asked.pop(language, {}).items():
-            conn, proc = self.conns[wid], self.procs[wid]
-            try:
-                while not conn.poll(0.2):
-                    if not proc.is_alive() and not conn.poll(0):
-                        raise EOFError
-                rows = conn.recv()
-            except (EOFError, OSError):
-                log.warning("a parse worker ended early; resolving its %d file(s) here", len(paths))
-                continue
-            for path, edges, unresolved, external in rows:
-                out[path] = Resolution([Edge(*e) for e in edges], [UnresolvedRef.from_row(u) for u in unresolved],
-                                       external)
-        return out
+        """What the workers resolved of ``language``, per path (every answer is
+        taken at the first call); the files of a worker that did not answer are
+        missing (the caller resolves them)."""
+        if self.results is None:
+            self.results = {}
+            for wid, paths in self.asked.items():
+                conn, proc = self.conns[wid], self.procs[wid]
+                try:
+                    while not conn.poll(0.2):
+                        if not proc.is_alive() and not conn.poll(0):
+                            raise EOFError
+                    answer = conn.recv()
+                except (EOFError, OSError):
+                    log.warning("a parse worker ended early; resolving its %d file(s) here",
+                                sum(len(p) for p in paths.values()))
+                    continue
+                for lang, rows in answer.items():
+                    got = self.results.setdefault(lang, {})
+                    for path, edges, unresolved, external in rows:
+                        got[path] = Resolution([Edge(*e) for e in edges],
+                                               [UnresolvedRef.from_row(u) for u in unresolved], external)
+        return self.results.get(language, {})
 
     def restore(self, repo: str, f: FileFacts) -> None:
         """Give stripped facts their references back, before they are resolved
@@ -438,8 +460,8 @@ def _resolve(repo: str, language: str, group: list[FileFacts], workers: int,
         result: Resolution = module.resolve(repo, group)
         return result
     shared, part = resolve_parts(repo, group)
-    if pool is not None and language in pool.asked:
-        remote = set().union(*pool.asked[language].values())
+    remote = pool.remote(language) if pool is not None else set()
+    if pool is not None and remote:
         here = {}
         for f in group:
             if f.path not in remote:
@@ -681,10 +703,9 @@ def _index(
     pool = pools[0] if pools else None
     if pool is not None:
         # the parse workers start resolving their files while the graph is built here
-        for language, group in sorted(by_language.items()):
-            module = language_module(language)
-            if hasattr(module, "resolve_each") and hasattr(module, "index_view"):
-                pool.ask(language, group, module.index_view)
+        pool.ask({language: (group, language_module(language).index_view)
+                  for language, group in sorted(by_language.items())
+                  if _resolved_by_workers(language_module(language))})
         if not pool.asked:
             pool.shutdown()  # nothing for them to resolve: let them go now
 
