@@ -20,4 +20,20 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            promote_to_oldest()
             gc.enable()
+
+
+def promote_to_oldest() -> None:
+    """Move every object the collector tracks into its oldest generation, at no
+    cost (two list splices: ``gc.freeze`` then ``gc.unfreeze``).
+
+    The objects made while the collector was paused are an index: long-lived.
+    Left in the youngest generation, with its allocation count far over the
+    threshold, the first allocation after ``gc.enable`` would scan them all (a
+    480k-line repository's graph: about 0.2 s), then scan them again in the
+    middle generation, only to promote them. Skipped when something is frozen
+    already (``gc.unfreeze`` would thaw it)."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
