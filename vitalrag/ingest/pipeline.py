@@ -614,9 +614,10 @@ def _container_of_dir(repo: str, d: str, packages: dict[str, str], inclusive: bo
 def tests_edges(objects: Iterable[CodeObject], calls: Iterable[Edge]) -> list[Edge]:
     """TESTS: a test links to every non-test repository object it calls."""
     kinds = {o.id: o.kind for o in objects}
+    tests = {i for i, k in kinds.items() if k == "test"}
     out = []
     for e in calls:
-        if e.kind == "CALLS" and kinds.get(e.source) == "test" and kinds.get(e.target) not in (None, "test"):
+        if e.source in tests and e.kind == "CALLS" and kinds.get(e.target) not in (None, "test"):
             out.append(Edge(e.source, e.target, "TESTS", e.lines))
     return out
 
