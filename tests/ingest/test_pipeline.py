@@ -141,3 +141,34 @@ def test_malformed_edge_rows_are_a_corrupt_store(tmp_path):
     path.write_bytes(orjson.dumps(data))
     with pytest.raises(StoreCorrupt, match="malformed content"):
         MemoryStore.open(tmp_path / "idx", create=False)
+
+
+@pytest.mark.parametrize("fixture", ["java_shapes", "py_resolution"])
+def test_an_index_leaves_no_cyclic_garbage(tmp_path, fixture):
+    """What an index run made and dropped is freed by reference counting: the
+    Java index releases its cycles, docstrings are read without literal_eval's
+    recursive helpers. (``gc_paused`` moves what survives to the oldest
+    generation, so cyclic garbage would otherwise wait for a full collection.)"""
+    import gc
+
+    index_repository(FIXTURES / fixture, MemoryStore(tmp_path / "warm"), name="r", workers=1)  # imports
+    gc.collect()
+    store = MemoryStore(tmp_path / "s")
+    index_repository(FIXTURES / fixture, store, name="r", workers=1)
+    assert gc.collect() < 50
+    assert store.find_objects(kind="class")
+
+
+def test_pickled_objects_and_refs_keep_every_field():
+    """``CodeObject`` and ``RawRef`` pickle as positional tuples (parse workers
+    send thousands); a field added later must not be dropped on the way."""
+    import pickle
+
+    from vitalrag.ingest.facts import RawRef
+
+    values = {f.name: (i if f.type == "int" else f"v{i}") for i, f in enumerate(fields(CodeObject))}
+    obj = CodeObject(**values)
+    assert pickle.loads(pickle.dumps(obj)) == obj
+    ref = RawRef("call", "src", "name", 7, {"k": [1, {"n": "x"}]})
+    back = pickle.loads(pickle.dumps(ref))
+    assert [getattr(back, f.name) for f in fields(RawRef)] == [getattr(ref, f.name) for f in fields(RawRef)]

@@ -43,6 +43,12 @@ class _Resolver:
         self.res = Resolution()
         self._ctx_of = {id(file.facts): file for file in self.index.files}
 
+    def release(self) -> None:
+        """Break the cycles of the index and the call resolver's memos."""
+        self.index.release()
+        self.calls = CallResolver(self.index)
+        self._ctx_of = {}
+
     def unresolved(self, ref: RawRef, kind: str, reason: str) -> None:
         self.res.unresolved.append(UnresolvedRef(ref.source, kind, ref.name, ref.line, reason))
 
@@ -125,12 +131,32 @@ class _Resolver:
             self.unresolved(ref, "REFERENCES", jt.reason or "unknown-type")
 
 
+class _Part:
+    """Resolves the references written in some of the indexed files; ``release``
+    frees the index (a web of types and methods that point at each other, which
+    would otherwise wait for the cyclic collector) once no part is left to do."""
+
+    def __init__(self, resolver: _Resolver) -> None:
+        self._resolver: _Resolver | None = resolver
+
+    def __call__(self, files: list[FileFacts]) -> Resolution:
+        if self._resolver is None:
+            raise RuntimeError("the Java index was released")
+        return self._resolver.run_files(files)
+
+    def release(self) -> None:
+        if self._resolver is not None:
+            self._resolver.release()
+            self._resolver = None
+
+
 def resolve_parts(repo: str, facts: list[FileFacts]) -> tuple[Resolution, PartResolver]:
     """Index the repository's Java files and resolve what concerns all of them
     (INHERITS); the function returned resolves the references written in any
-    subset of the files, so that subsets can be resolved in parallel."""
+    subset of the files, so that subsets can be resolved in parallel (call its
+    ``release`` when done)."""
     r = _Resolver(repo, facts)
-    return r.run_inherits(), r.run_files
+    return r.run_inherits(), _Part(r)
 
 
 def resolve_each(repo: str, facts: list[FileFacts], files: list[FileFacts]) -> list[Resolution]:
@@ -139,7 +165,10 @@ def resolve_each(repo: str, facts: list[FileFacts], files: list[FileFacts]) -> l
     in each of ``files`` (some of ``facts``): one result per file, without the
     whole-repository INHERITS (``resolve_parts`` gives those)."""
     r = _Resolver(repo, facts)
-    return [r.run_files([f]) for f in files]
+    try:
+        return [r.run_files([f]) for f in files]
+    finally:
+        r.release()
 
 
 def index_view(f: FileFacts) -> FileFacts:
@@ -158,7 +187,10 @@ def index_view(f: FileFacts) -> FileFacts:
 def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
     """Edges and unresolved references of a repository's Java files."""
     shared, part = resolve_parts(repo, facts)
-    res = combine(shared, part(facts))
+    try:
+        res = combine(shared, part(facts))
+    finally:
+        part.release()  # type: ignore[attr-defined]
     log.debug("java %s: %d edges, %d unresolved, %d external",
               repo, len(res.edges), len(res.unresolved), res.external)
     return res

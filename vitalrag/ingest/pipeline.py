@@ -460,6 +460,18 @@ def _resolve(repo: str, language: str, group: list[FileFacts], workers: int,
         result: Resolution = module.resolve(repo, group)
         return result
     shared, part = resolve_parts(repo, group)
+    try:
+        return _resolve_with(repo, language, group, shared, part, workers, finished, pool)
+    finally:
+        release = getattr(part, "release", None)  # a Java index holds cycles: free it now
+        if release is not None:
+            release()
+
+
+def _resolve_with(repo: str, language: str, group: list[FileFacts], shared: Resolution,
+                  part: Callable[[list[FileFacts]], Resolution], workers: int, finished: list[Any],
+                  pool: _Workers | None) -> Resolution:
+    """``_resolve`` once the whole-repository work is done (``shared``)."""
     remote = pool.remote(language) if pool is not None else set()
     if pool is not None and remote:
         here = {}

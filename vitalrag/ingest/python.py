@@ -69,10 +69,14 @@ def _docstring(body: Node | None) -> str:
     if s.type != "string":
         return ""
     raw = text(s)
+    # the literal's value as Python reads it (escapes, prefixes, implicit concatenation);
+    # ast.parse rather than ast.literal_eval, whose recursive helpers leave a reference
+    # cycle per call (garbage that only a collection frees) and which is slower
     try:
-        value = ast.literal_eval(raw)
+        node: ast.expr | None = ast.parse(raw, mode="eval").body
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        value = raw.strip("\"'rRbBuUfF")
+        node = None
+    value = node.value if isinstance(node, ast.Constant) else raw.strip("\"'rRbBuUfF")
     return inspect.cleandoc(value) if isinstance(value, str) else ""
 
 
