@@ -372,3 +372,16 @@ def test_syntax_errors_keep_what_is_recovered(tmp_path):
         b + "fine()", b + "broken()", b + "helper()", "jfix:src/p/Ok.java:Ok.use(Broken)"}
     assert out(store, b + "fine()", "CALLS") == {b + "helper()": (5,)}
     assert out(store, "jfix:src/p/Ok.java:Ok.use(Broken)", "CALLS") == {b + "fine()": (5,)}
+
+
+def test_imports_in_source_order_whatever_the_parse():
+    """tree-sitter's ``captures()`` lists are not in source order (their order
+    changes from one parse to the next): imports are read in source order, so a
+    file's references, and the order of its IMPORTS edges, never vary."""
+    names = [f"p{i}.T{i}" for i in range(40)]
+    src = "package q;\n" + "".join(f"import {n};\n" for n in names) + "class A {}\n"
+    orders = set()
+    for _ in range(8):
+        refs = [r for r in extract("r", "src/q/A.java", src).refs if r.kind == "import"]
+        orders.add(tuple((r.line, r.name) for r in refs))
+    assert orders == {tuple((i + 2, n) for i, n in enumerate(names))}

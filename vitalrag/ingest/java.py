@@ -176,7 +176,8 @@ def _is_test(node: Node, outer_type: Node | None) -> bool:
 
 def _imports(fid: str, captures: dict[str, list[Node]]) -> list[RawRef]:
     out = []
-    for node in captures.get("reference.import", ()):
+    # in source order: a captures() list is not (its order varies from one parse to the next)
+    for node in sorted(captures.get("reference.import", ()), key=lambda n: n.start_byte):
         name_node = next((c for c in node.named_children if c.type in ("identifier", "scoped_identifier")), None)
         if name_node is None:
             continue
