@@ -415,3 +415,25 @@ def test_a_file_changed_while_its_worker_died_keeps_its_objects(tmp_path, monkey
     edited = [p for p in caplog.messages if "changed while it was indexed" in p]
     assert edited and report.files == 32
     assert len(store.find_objects(kind="class")) == 32
+
+
+def test_the_saved_graph_is_the_same_whatever_the_workers(tmp_path, monkeypatch):
+    """Not only the same graph: the same file, edge order included (objects,
+    edges and unresolved references are saved in the order they were made)."""
+    import orjson
+
+    from tests_support import make_java_tree
+
+    root = make_java_tree(tmp_path / "j", files=50)
+    (root / "src" / "p" / "Imports.java").write_text(
+        "package p;\n\n" + "".join(f"import static p.Util.twice;\nimport p.C{i};\n" for i in range(30))
+        + "public class Imports { int f() { return twice(1); } }\n")
+    _parallel_from_the_first_byte(monkeypatch)
+    saved = []
+    for workers in (1, 2, 3):
+        store = MemoryStore(tmp_path / f"w{workers}")
+        index_repository(root, store, name="j", workers=workers)
+        data = orjson.loads((tmp_path / f"w{workers}" / "graph.json").read_bytes())
+        data.pop("meta")
+        saved.append(data)
+    assert saved[0] == saved[1] == saved[2]
