@@ -341,14 +341,18 @@ def test_a_parse_worker_that_dies_resolving_has_its_files_resolved_here(tmp_path
 
 
 def test_spawned_parse_workers_resolve_java_too(tmp_path, monkeypatch):
+    """Started fresh (as under the CLI's progress bar), workers resolve their files
+    and write their facts-cache entries just the same."""
     from tests_support import make_java_tree
 
     root = make_java_tree(tmp_path / "j", files=30)
     a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
     index_repository(root, a, name="j", workers=1)
     _parallel_from_the_first_byte(monkeypatch, "spawn")
-    index_repository(root, b, name="j", workers=2)
-    assert a.export() == b.export()
+    first = index_repository(root, b, name="j", workers=2, cache_dir=tmp_path / "facts")
+    assert a.export() == b.export() and first.parsed == 32
+    again = index_repository(root, b, name="j", workers=2, cache_dir=tmp_path / "facts")
+    assert again.reused == 32 and a.export() == b.export()
 
 
 def test_parse_workers_write_the_facts_cache_of_their_files(tmp_path, monkeypatch):
