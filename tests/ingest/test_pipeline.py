@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import networkx as nx
@@ -11,6 +11,7 @@ import pytest
 
 from vitalrag.errors import StoreCorrupt, StoreError
 from vitalrag.graph.memory import MemoryStore
+from vitalrag.graph.store import open_store
 from vitalrag.ingest import index_repository
 from vitalrag.model import CodeObject, Edge, merge_edges
 
@@ -113,6 +114,27 @@ def test_memory_store_bulk_edges_match_networkx_add_edge(tmp_path):
     assert store.graph.number_of_edges() == ref.number_of_edges()
     with pytest.raises(StoreError, match="no node pyr:nowhere"):
         store.upsert_edges([Edge(s, "pyr:nowhere", "CALLS", (1,))])
+
+
+def test_memory_store_bulk_nodes_match_networkx_add_nodes_from(tmp_path):
+    """Objects go into networkx's maps directly too (on writes and on load): the
+    nodes, their order and their adjacency are those add_nodes_from makes."""
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(FIXTURES / "java_shapes", store, name="j", workers=1)
+    ref = nx.MultiDiGraph()
+    ref.add_nodes_from((n, {"obj": dict(d)}) for n, d in store.graph.nodes(data="obj"))
+    assert list(store.graph.nodes(data=True)) == list(ref.nodes(data=True))
+    assert all(store.graph.succ[n] is not None and n in store.graph.pred for n in ref)
+    loaded = open_store(str(tmp_path / "idx"))
+    assert list(loaded.graph.nodes(data=True)) == list(ref.nodes(data=True))
+    assert loaded.export() == store.export()
+    # an object written again replaces its data and keeps its place and its edges
+    first = next(iter(store.graph))
+    obj = store.get_objects([first])[first]
+    edges_before = store.graph.number_of_edges()
+    store.upsert_objects([replace(obj, docstring="changed")])
+    assert next(iter(store.graph)) == first and store.graph.number_of_edges() == edges_before
+    assert store.get_objects([first])[first].docstring == "changed"
 
 
 def test_store_reads_the_first_file_format(tmp_path):

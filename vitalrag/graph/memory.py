@@ -108,7 +108,7 @@ class MemoryStore:
         is (the node data is that dict), any other goes through ``CodeObject``."""
         fields = _OBJECT_FIELD_SET
         rows = [d if d.keys() == fields else CodeObject.from_dict(d).to_dict() for d in rows]
-        self.graph.add_nodes_from((d["id"], {"obj": d}) for d in rows)
+        self._insert_nodes(rows)
         by_file = self._by_file
         for d in rows:
             by_file[(d["repo"], d["path"])].add(d["id"])
@@ -157,10 +157,29 @@ class MemoryStore:
             if obj.id in graph:
                 old = self._object(obj.id)
                 self._by_file[(old.repo, old.path)].discard(obj.id)
-        graph.add_nodes_from((obj.id, {"obj": obj.to_dict()}) for obj in objects)
+        self._insert_nodes(obj.to_dict() for obj in objects)
         by_file = self._by_file
         for obj in objects:
             by_file[(obj.repo, obj.path)].add(obj.id)
+
+    def _insert_nodes(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Object dicts into the graph, as node data ``obj`` (replacing an existing
+        node's). What MultiDiGraph.add_nodes_from does with ``(id, attrs)`` pairs,
+        without its per-node exception (it first tries the pair as a node) and
+        dict copies."""
+        graph = self.graph
+        nodes, succ, pred = graph._node, graph._succ, graph._pred
+        for d in rows:
+            node = d["id"]
+            data = nodes.get(node)
+            if data is None:
+                nodes[node] = {"obj": d}
+                succ[node] = {}
+                pred[node] = {}
+            else:
+                data["obj"] = d
+        if hasattr(nx, "_clear_cache"):
+            nx._clear_cache(graph)
 
     def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
         self._insert_edges(e.row() for e in edges)
