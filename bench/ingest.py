@@ -7,7 +7,8 @@ corpus cache first, not timed). For each repository it prints files, lines of
 code, the time to only parse every file with tree-sitter in one process (the
 floor), the full ingest time (walk, parse+extract on the workers, resolve, write
 the embedded store), their ratio, files/s, LOC/s, and peak RSS of the run
-(this process and, separately, the largest worker).
+(this process and, separately, the largest worker); then the time of each step
+(``IndexReport.phases``) of each repository's best ingest.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=None, help="parser processes (default: up to 2)")
     ap.add_argument("--repeat", type=int, default=5, help="runs per repository; the best is shown")
     args = ap.parse_args()
+    steps: dict[str, dict[str, float]] = {}  # repository -> seconds per step of its best ingest
     print(f"{'repository':<28} {'files':>6} {'LOC':>8} {'parse s':>8} {'ingest s':>9} {'ratio':>6} "
           f"{'files/s':>8} {'LOC/s':>9} {'RSS MiB':>8} {'worker MiB':>10}")
     for spec in args.repos:
@@ -58,8 +60,11 @@ def main() -> None:
             with tempfile.TemporaryDirectory() as tmp:
                 store = MemoryStore(Path(tmp) / "idx")
                 start = time.perf_counter()
-                index_repository(corpus.path, store, name=corpus.name, workers=args.workers)
-                best = min(best, time.perf_counter() - start)
+                report = index_repository(corpus.path, store, name=corpus.name, workers=args.workers)
+                took = time.perf_counter() - start
+                if took < best:
+                    best = took
+                    steps[corpus.name] = report.phases
         n_files, loc, parse_s = min(floors, key=lambda r: r[2])
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -68,6 +73,9 @@ def main() -> None:
         sys.stdout.flush()
     print(f"\n(cpu count {os.cpu_count()}; best of {args.repeat} ingests and {2 * args.repeat} parse floors, "
           "alternating; the parse floor runs in one process, the ingest uses the worker pool)")
+    print("\nsteps of the best ingest, ms (IndexReport.phases):")
+    for name, phases in steps.items():
+        print(f"  {name[:28]:<28} " + "  ".join(f"{k} {v * 1000:.1f}" for k, v in phases.items()))
 
 
 if __name__ == "__main__":

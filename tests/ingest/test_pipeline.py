@@ -194,3 +194,14 @@ def test_pickled_objects_and_refs_keep_every_field():
     ref = RawRef("call", "src", "name", 7, {"k": [1, {"n": "x"}]})
     back = pickle.loads(pickle.dumps(ref))
     assert [getattr(back, f.name) for f in fields(RawRef)] == [getattr(ref, f.name) for f in fields(RawRef)]
+
+
+def test_the_report_times_each_step(tmp_path):
+    """``IndexReport.phases``: seconds per step, in order, within the run's time;
+    ``--json`` has them too."""
+    report = index_repository(FIXTURES / "java_shapes", MemoryStore(tmp_path / "s"), name="j", workers=1)
+    assert list(report.phases) == ["walk", "parse", "graph", "resolve", "write", "save"]
+    assert all(v >= 0 for v in report.phases.values())
+    assert sum(report.phases.values()) <= report.seconds
+    assert report.phases["parse"] > 0
+    assert list(report.to_json()["phases"]) == list(report.phases)

@@ -80,6 +80,11 @@ class IndexReport:
     reused: int = 0
     #: what was written to the store (see vitalrag.graph.delta)
     delta: dict[str, int] = field(default_factory=dict)
+    #: seconds per step, in order: walk (and the facts cache's lookups), parse (and
+    #: extraction), graph (grouping, the workers' resolve requests, packages,
+    #: CONTAINS), resolve (with TESTS and the merge of edges), write (to the store),
+    #: save (to disk, and the facts cache)
+    phases: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,6 +101,7 @@ class IndexReport:
             "parsed": self.parsed,
             "reused": self.reused,
             "changes": self.delta,
+            "phases": {k: round(v, 4) for k, v in self.phases.items()},
         }
 
 
@@ -676,6 +682,15 @@ def _index(
     pools: list[_Workers],
 ) -> IndexReport:
     started = time.perf_counter()
+    phases: dict[str, float] = {}
+    mark = started
+
+    def phase(name: str) -> None:
+        nonlocal mark
+        now = time.perf_counter()
+        phases[name] = now - mark
+        mark = now
+
     root_path = Path(root)
     if not root_path.exists():
         raise RepositoryNotFound(f"repository path {root} does not exist")
@@ -690,6 +705,7 @@ def _index(
     n_workers = workers if workers is not None else min(2, os.cpu_count() or 1)
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
     todo, reused, digests = _split_by_cache(walked.files, cache)
+    phase("walk")
     parsed = _parse_all(repo, todo, n_workers, progress, finished, pools,
                         (cache.folder, digests) if cache is not None else None)
     if cache is not None:
@@ -700,6 +716,7 @@ def _index(
                     cache.record(p.path, digests[p.path], p.language)
                 else:
                     cache.put(p.path, digests[p.path], p)
+    phase("parse")
 
     facts = sorted(reused + [p for p in parsed if isinstance(p, FileFacts)], key=lambda f: f.path)
     skipped = list(walked.skipped) + [p for p in parsed if isinstance(p, Skipped)]
@@ -723,6 +740,7 @@ def _index(
             pool.shutdown()  # nothing for them to resolve: let them go now
 
     objects, edges = build_graph(repo, facts)
+    phase("graph")
     unresolved: list[UnresolvedRef] = []
     external = 0
     for i, (language, group) in enumerate(sorted(by_language.items()), 1):
@@ -736,6 +754,7 @@ def _index(
         pool.shutdown()  # the workers exit while the store is written
     edges.extend(tests_edges(objects, edges))
     edges = merge_edges(edges)
+    phase("resolve")
 
     # Only now touch the store: everything above can fail without losing the old index.
     refs = {u.key: u for u in sorted(unresolved, key=lambda u: (u.key, u.reason))}
@@ -744,9 +763,11 @@ def _index(
         {f.file.id: f.text for f in facts},
         {"root": str(root_path), "indexed_at": time.time(), "max_bytes": max_bytes},
     )
+    phase("write")
     store.save()
     if cache is not None:
         cache.save({f.path for f in facts})
+    phase("save")
 
     report = IndexReport(repo=repo, root=str(root_path))
     report.files = len(facts)
@@ -760,4 +781,5 @@ def _index(
     report.external = external
     report.skipped = sorted(skipped, key=lambda s: (s.path, s.reason))
     report.seconds = time.perf_counter() - started
+    report.phases = phases
     return report
