@@ -44,14 +44,14 @@ import posixpath
 from tree_sitter import Node, QueryCursor
 
 from vitalrag.ingest.facts import FileFacts, RawRef, content_hash, dedupe_ids
-from vitalrag.ingest.java_resolve import index_view, resolve, resolve_each, resolve_parts
+from vitalrag.ingest.java_resolve import INDEX_REF_KINDS, index_view, resolve, resolve_each, resolve_parts
 from vitalrag.ingest.java_syntax import TYPE_DECLS, annotation_names, erase, formal_params, javadoc, modifiers
 from vitalrag.ingest.java_walk import ReferenceWalker
 from vitalrag.ingest.languages import parser, tags_query_for
 from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.model import CodeObject, file_id, object_id
 
-__all__ = ["extract", "index_view", "resolve", "resolve_each", "resolve_parts"]
+__all__ = ["INDEX_REF_KINDS", "extract", "index_view", "resolve", "resolve_each", "resolve_parts"]
 
 #: tag-query capture -> object kind
 _KINDS = {

@@ -21,6 +21,7 @@ object), ``missing-type`` (an import of a repository package's type that is not 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from vitalrag.ingest.facts import FileFacts, PartResolver, RawRef, Resolution, combine
 from vitalrag.ingest.java_calls import CallResolver
@@ -29,7 +30,11 @@ from vitalrag.model import Edge, UnresolvedRef, module_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["index_view", "resolve", "resolve_each", "resolve_parts"]
+__all__ = ["INDEX_REF_KINDS", "index_view", "resolve", "resolve_each", "resolve_parts"]
+
+#: the raw references the index is built from (``JavaIndex``): a file resolved
+#: elsewhere needs only these here
+INDEX_REF_KINDS = frozenset({"import", "inherit"})
 
 
 # ---- the resolver entry point ---------------------------------------------------------
@@ -176,21 +181,20 @@ def index_view(f: FileFacts) -> FileFacts:
     elsewhere: its package and declarations, its imports and supertypes, and no
     objects, calls, type uses or text. A parse worker gets these for the files it
     did not parse."""
-    return FileFacts(
-        path=f.path, language=f.language, file=f.file,
+    return replace(
+        f, objects=[], problems=[], text="",
         parents={t["id"]: f.parents[t["id"]] for t in f.data.get("types", ()) if t["id"] in f.parents},
-        refs=[r for r in f.refs if r.kind == "import" or r.kind == "inherit"],
-        namespace=f.namespace, package_dir=f.package_dir, package_name=f.package_name, data=f.data,
+        refs=[r for r in f.refs if r.kind in INDEX_REF_KINDS],
     )
 
 
 def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
     """Edges and unresolved references of a repository's Java files."""
-    shared, part = resolve_parts(repo, facts)
+    r = _Resolver(repo, facts)
     try:
-        res = combine(shared, part(facts))
+        res = combine(r.run_inherits(), r.run_files(facts))
     finally:
-        part.release()  # type: ignore[attr-defined]
+        r.release()
     log.debug("java %s: %d edges, %d unresolved, %d external",
               repo, len(res.edges), len(res.unresolved), res.external)
     return res

@@ -16,7 +16,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from queue import Empty
 from typing import Any
@@ -170,8 +170,10 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
             if cache is not None and facts.path in cache[1]:
                 write_entry(cache[0], facts.path, cache[1][facts.path], facts)
                 flags |= _CACHED
-            if conn is not None and _resolved_by_workers(language_module(facts.language)):
-                facts = _without_local_refs(facts)
+            module = language_module(facts.language)
+            if conn is not None and _resolved_by_workers(module):
+                # the rest of the references are resolved here: only what the index needs travels
+                facts = replace(facts, refs=[r for r in facts.refs if r.kind in module.INDEX_REF_KINDS])
                 flags |= _STRIPPED
         batch.append((i, facts, flags))
         size += files[i].size + _FILE_COST
@@ -187,18 +189,6 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
 
 #: flags of a file a parse worker sends: it wrote the cache entry; its facts lack the calls and type uses
 _CACHED, _STRIPPED = 1, 2
-#: the raw references a ``JavaIndex``-like index is built from (kept in stripped facts)
-_INDEX_REF_KINDS = frozenset({"import", "inherit"})
-
-
-def _without_local_refs(f: FileFacts) -> FileFacts:
-    """A copy of a file's facts with only the references an index needs (the
-    worker that parsed it resolves the others)."""
-    return FileFacts(
-        path=f.path, language=f.language, file=f.file, objects=f.objects, parents=f.parents,
-        refs=[r for r in f.refs if r.kind in _INDEX_REF_KINDS], namespace=f.namespace,
-        package_dir=f.package_dir, package_name=f.package_name, problems=f.problems, data=f.data, text=f.text,
-    )
 
 
 def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
@@ -217,8 +207,7 @@ def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
             mine = [f for f in own if language_family(f.language) == language]
             group = sorted(mine + views, key=lambda f: f.path)
             done = language_module(language).resolve_each(repo, group, mine)
-            answer[language] = [(f.path, [e.row() for e in r.edges], [u.row() for u in r.unresolved], r.external)
-                                for f, r in zip(mine, done)]
+            answer[language] = [(f.path, *r.rows()) for f, r in zip(mine, done)]
         conn.send(answer)
         conn.recv()  # None: the run is over
     except (EOFError, OSError):
@@ -228,8 +217,10 @@ def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
 
 
 def _resolved_by_workers(module: Any) -> bool:
-    """Whether a language's parse workers resolve the files they parsed."""
-    return hasattr(module, "resolve_each") and hasattr(module, "index_view")
+    """Whether a language's parse workers resolve the files they parsed: its
+    module has ``resolve_each``, ``index_view`` and ``INDEX_REF_KINDS`` (the raw
+    references its index is built from)."""
+    return all(hasattr(module, a) for a in ("resolve_each", "index_view", "INDEX_REF_KINDS"))
 
 
 class _Workers:
@@ -303,9 +294,8 @@ class _Workers:
                     continue
                 for lang, rows in answer.items():
                     got = self.results.setdefault(lang, {})
-                    for path, edges, unresolved, external in rows:
-                        got[path] = Resolution([Edge(*e) for e in edges],
-                                               [UnresolvedRef.from_row(u) for u in unresolved], external)
+                    for path, *row in rows:
+                        got[path] = Resolution.from_rows(*row)
         return self.results.get(language, {})
 
     def restore(self, repo: str, f: FileFacts) -> None:
@@ -518,8 +508,7 @@ def _resolve_with(repo: str, language: str, group: list[FileFacts], shared: Reso
                 continue
             finally:
                 recv.close()
-            results.append(Resolution([Edge(*e) for e in edges], [UnresolvedRef.from_row(u) for u in unresolved],
-                                      external))
+            results.append(Resolution.from_rows(edges, unresolved, external))
     except BaseException:
         _reap([proc for proc, _, _ in children], wait=0)
         raise
@@ -555,7 +544,7 @@ def _resolve_share(part: Callable[[list[FileFacts]], Resolution], share: list[Fi
     """A resolve worker: resolve ``share`` and send the result back as plain tuples."""
     gc.disable()
     res = part(share)
-    conn.send(([e.row() for e in res.edges], [u.row() for u in res.unresolved], res.external))
+    conn.send(res.rows())
     conn.close()
 
 
