@@ -6,6 +6,7 @@ import pytest
 
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
+from vitalrag.ingest.pipeline import shutdown_workers
 
 FIXTURES = Path(__file__).parent / "fixtures" / "repos"
 
@@ -26,3 +27,11 @@ def index_fixture(tmp_path):
         return store, report
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _fresh_parse_workers():
+    """Each test starts its own parse workers: kept ones were forked before the
+    test's monkeypatches, which a test's workers must see."""
+    yield
+    shutdown_workers()

@@ -441,3 +441,137 @@ def test_the_saved_graph_is_the_same_whatever_the_workers(tmp_path, monkeypatch)
         data.pop("meta")
         saved.append(data)
     assert saved[0] == saved[1] == saved[2]
+
+
+# ---- parse workers kept between runs ---------------------------------------------------
+
+
+def _pool_pids() -> list[int]:
+    from vitalrag.ingest import pipeline
+
+    assert pipeline._POOL is not None
+    return [proc.pid for proc in pipeline._POOL.procs]
+
+
+def test_parse_workers_are_kept_for_the_next_run(tmp_path, monkeypatch):
+    """A later run reuses the parse workers of the first (none is started again)
+    and makes the same graph; ``shutdown_workers`` stops them."""
+    from tests_support import make_java_tree
+    from vitalrag.ingest import pipeline
+
+    root = make_java_tree(tmp_path / "j", files=40)
+    (root / "tools.py").write_text("def helper():\n    return 1\n\n\ndef main():\n    return helper()\n")
+    one = MemoryStore(tmp_path / "one")
+    index_repository(root, one, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch)
+    stores = [MemoryStore(tmp_path / f"s{k}") for k in range(3)]
+    index_repository(root, stores[0], name="j", workers=2)
+    pids = _pool_pids()
+    assert len(pids) == 1 and pids[0] != os.getpid()
+    for store in stores[1:]:
+        index_repository(root, store, name="j", workers=2)
+        assert _pool_pids() == pids
+    assert all(store.export() == one.export() for store in stores)
+    index_repository(root, MemoryStore(tmp_path / "three"), name="j", workers=3)  # another size: a new pool
+    assert len(_pool_pids()) == 2 and pids[0] not in _pool_pids()
+    procs = list(pipeline._POOL.procs)
+    pipeline.shutdown_workers()
+    assert pipeline._POOL is None and not any(proc.is_alive() for proc in procs)
+
+
+def test_a_kept_worker_that_died_between_runs_is_replaced(tmp_path, monkeypatch):
+    import signal
+
+    from tests_support import make_java_tree
+    from vitalrag.ingest import pipeline
+
+    root = make_java_tree(tmp_path / "j", files=40)
+    one = MemoryStore(tmp_path / "one")
+    index_repository(root, one, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch)
+    index_repository(root, MemoryStore(tmp_path / "a"), name="j", workers=2)
+    (pid,) = _pool_pids()
+    os.kill(pid, signal.SIGKILL)
+    pipeline._POOL.procs[0].join(5)
+    b = MemoryStore(tmp_path / "b")
+    index_repository(root, b, name="j", workers=2)
+    assert _pool_pids() != [pid]
+    assert b.export() == one.export()
+
+
+def test_a_failed_run_does_not_leave_its_workers_to_the_next(tmp_path, monkeypatch):
+    """A run that fails after the parse (here: writing the store) closes its
+    workers, which may still hold its messages; the next run starts new ones."""
+    from tests_support import make_java_tree
+    from vitalrag.graph import delta
+    from vitalrag.ingest import pipeline
+
+    root = make_java_tree(tmp_path / "j", files=40)
+    one = MemoryStore(tmp_path / "one")
+    index_repository(root, one, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch)
+    index_repository(root, MemoryStore(tmp_path / "a"), name="j", workers=2)
+    (pid,) = _pool_pids()
+
+    def fails(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pipeline, "write_repository", fails)
+    with pytest.raises(OSError, match="disk full"):
+        index_repository(root, MemoryStore(tmp_path / "b"), name="j", workers=2)
+    assert pipeline._POOL is None
+    monkeypatch.setattr(pipeline, "write_repository", delta.write_repository)
+    c = MemoryStore(tmp_path / "c")
+    index_repository(root, c, name="j", workers=2)
+    assert _pool_pids() != [pid]
+    assert c.export() == one.export()
+
+
+def test_runs_on_two_threads_at_once_each_have_workers(tmp_path, monkeypatch):
+    """The kept workers serve one run at a time: a run on another thread
+    meanwhile starts workers of its own, closed after it."""
+    import threading
+
+    from tests_support import make_java_tree
+    from vitalrag.ingest import pipeline
+
+    root = make_java_tree(tmp_path / "j", files=40)
+    one = MemoryStore(tmp_path / "one")
+    index_repository(root, one, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch)
+    index_repository(root, MemoryStore(tmp_path / "warm"), name="j", workers=2)
+    kept = _pool_pids()
+    made: list[bool] = []
+    real = pipeline._ParsePool.__init__
+
+    def recording(self, n, shared):
+        made.append(shared)
+        real(self, n, shared)
+
+    monkeypatch.setattr(pipeline._ParsePool, "__init__", recording)
+    stores = [MemoryStore(tmp_path / f"t{k}") for k in range(2)]
+    errors: list[BaseException] = []
+    inside = threading.Barrier(2)
+    real_start = pipeline._ParsePool.start
+
+    def start_together(self, *args):
+        inside.wait(10)  # both runs hold a pool at once
+        return real_start(self, *args)
+
+    monkeypatch.setattr(pipeline._ParsePool, "start", start_together)
+
+    def run(store):
+        try:
+            index_repository(root, store, name="j", workers=2)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in stores]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors
+    assert made == [False]  # one run took the kept pool, the other made its own
+    assert _pool_pids() == kept
+    assert all(s.export() == one.export() for s in stores)

@@ -6,6 +6,7 @@ that fails early leaves the store as it was.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import importlib
 import logging
@@ -147,18 +148,35 @@ def _claim(claim: Any) -> int | None:
     return i
 
 
+def _pool_worker(claim: Any, results: Any, conn: Any, wid: int) -> None:
+    """A parse worker of a ``_ParsePool``: one run of ``_worker_main`` per job
+    received on ``conn`` (``(repo, files, budget, cache)``), until ``None``
+    (or a closed pipe) comes instead of a job."""
+    gc.disable()  # see vitalrag.runtime.gc_paused; collected between runs instead
+    gc.freeze()  # what was inherited is never garbage here: never scan it
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        repo, files, budget, cache = job
+        _worker_main(repo, files, claim, results, budget, wid, conn, cache)
+        gc.collect()
+
+
 def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int, wid: int = 0,
                  conn: Any = None, cache: tuple[Path, dict[str, str]] | None = None) -> None:
-    """A parse worker: claim and parse files until none are left, sending
-    ``(wid, [(index, facts, flags), ...])`` batches of about ``budget`` bytes,
-    then ``(wid, None)``; then resolve its own files' references for the
+    """One run of a parse worker: claim and parse files until none are left,
+    sending ``(wid, [(index, facts, flags), ...])`` batches of about ``budget``
+    bytes, then ``(wid, None)``; then resolve its own files' references for the
     languages the main process asks on ``conn`` (``_serve_resolution``).
 
     With ``cache`` (the facts cache's folder and the files' digests) it writes
     its files' cache entries itself (flag ``_CACHED``). Facts of a language the
     workers resolve (one with ``index_view``) travel without the references
     resolved here (flag ``_STRIPPED``): only what the index needs of them."""
-    gc.disable()  # see vitalrag.runtime.gc_paused; this process ends with the run
     batch: list[tuple[int, FileFacts | Skipped, int]] = []
     own: list[FileFacts] = []
     size = 0
@@ -197,7 +215,8 @@ def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
     resolve the references of its own files of those languages and send back
     ``{language: [(path, edge rows, unresolved rows, external), ...]}``, one
     request and one answer (so neither side ever blocks writing while the other
-    does); then wait for ``None`` or a closed pipe."""
+    does); then wait for ``None``, the end of the run. ``None`` may also come
+    instead of a request (nothing to resolve here)."""
     try:
         request = conn.recv()
         if request is None:
@@ -211,9 +230,7 @@ def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
         conn.send(answer)
         conn.recv()  # None: the run is over
     except (EOFError, OSError):
-        pass  # the main process is gone or done
-    finally:
-        conn.close()
+        pass  # the main process is gone (the next recv ends the worker)
 
 
 def _resolved_by_workers(module: Any) -> bool:
@@ -223,9 +240,158 @@ def _resolved_by_workers(module: Any) -> bool:
     return all(hasattr(module, a) for a in ("resolve_each", "index_view", "INDEX_REF_KINDS"))
 
 
+class _ParsePool:
+    """Parse worker processes kept between runs, each serving one run at a time
+    (``_pool_worker``).
+
+    Started by the first run that parses in parallel and kept for this
+    process's later runs (``_acquire_pool``): a re-index, a watch, an
+    evaluation over many repositories pay the start once. Kept workers matter
+    beyond their start: right after a fork, every page the two processes share
+    is copied on the first write to it, which made parsing the largest file of
+    a small repository a third slower in this process and in the worker alike
+    (``bench/ingest.py`` prints the first run apart). A worker inherits this
+    process as it was when the pool started, and keeps that memory alive.
+
+    A run that fails, loses a worker or finds its file counter stuck leaves the
+    pool ``broken``: it is closed, and the next run starts a new one.
+    """
+
+    def __init__(self, n: int, shared: bool) -> None:
+        ctx: Any = _worker_context()  # a concrete context (BaseContext has no Process in typeshed)
+        self.n = n
+        self.shared = shared
+        self.pid = os.getpid()
+        self.broken = False
+        self.claim = ctx.Value("l", 0)
+        self.queue = ctx.Queue()
+        pipes = [ctx.Pipe() for _ in range(n)]
+        self.procs = [ctx.Process(target=_pool_worker, args=(self.claim, self.queue, pipes[k][1], k),
+                                  daemon=True, name=f"vitalrag-parse-{k}") for k in range(n)]
+        self.conns = [parent_end for parent_end, _ in pipes]
+        try:
+            for proc in self.procs:
+                proc.start()
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            for _, child_end in pipes:
+                child_end.close()  # the workers' ends: a worker that dies then reads as EOF here
+
+    def usable(self, n: int) -> bool:
+        """Whether a run on ``n`` workers can use this pool as it is."""
+        return (not self.broken and self.n == n and self.pid == os.getpid()
+                and all(proc.is_alive() for proc in self.procs))
+
+    def start(self, repo: str, files: list[SourceFile], budget: int,
+              cache: tuple[Path, dict[str, str]] | None) -> list[int]:
+        """Start a run: the file counter back to 0, and the job to every worker;
+        the numbers of the workers that took it."""
+        with self.claim.get_lock():
+            self.claim.value = 0
+        started = []
+        for k, conn in enumerate(self.conns):
+            try:
+                conn.send((repo, files, budget, cache))
+            except (OSError, ValueError):
+                self.broken = True  # the worker is gone: the others and this process parse its share
+                continue
+            started.append(k)
+        return started
+
+    def close(self) -> None:
+        """Stop the workers: asked to at once when the pool is sound, else killed."""
+        for conn in self.conns:
+            try:
+                if not self.broken:
+                    conn.send(None)
+            except (OSError, ValueError):
+                pass
+            conn.close()
+        self.conns = []
+        _reap(self.procs, wait=0 if self.broken else 2.0)
+        self.queue.close()
+        self.queue.cancel_join_thread()
+
+
+#: the pool later runs reuse (``_acquire_pool``), held by one run at a time
+_POOL: _ParsePool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _acquire_pool(n: int) -> _ParsePool:
+    """The kept pool of ``n`` workers, started now if there is none or it cannot
+    serve; a pool of its own, closed after the run, while another thread's run
+    holds the kept one."""
+    global _POOL
+    if not _POOL_LOCK.acquire(blocking=False):
+        return _ParsePool(n, shared=False)
+    try:
+        if _POOL is not None and not _POOL.usable(n):
+            if not all(proc.is_alive() for proc in _POOL.procs):
+                _POOL.broken = True  # a worker died between runs
+            _POOL.close()
+            _POOL = None
+        if _POOL is None:
+            _POOL = _ParsePool(n, shared=True)
+        return _POOL
+    except BaseException:
+        _POOL_LOCK.release()
+        raise
+
+
+def _release_pool(pool: _ParsePool, ok: bool) -> None:
+    """The end of a run: the pool is kept if the run went well, else closed."""
+    global _POOL
+    if not ok:
+        pool.broken = True
+    if not pool.shared:
+        pool.close()
+        return
+    try:
+        if not pool.usable(pool.n):
+            pool.close()
+            if _POOL is pool:
+                _POOL = None
+    finally:
+        _POOL_LOCK.release()
+
+
+def shutdown_workers() -> None:
+    """Stop the kept parse workers (also done at exit); the next run starts new ones."""
+    global _POOL
+    if not _POOL_LOCK.acquire(timeout=5.0):
+        return  # a run holds them still (a daemon thread's, at exit): multiprocessing ends them
+    try:
+        if _POOL is not None:
+            _POOL.close()
+        _POOL = None
+    finally:
+        _POOL_LOCK.release()
+
+
+def worker_pids() -> list[int]:
+    """The process ids of the kept parse workers (none before a parallel run)."""
+    pool = _POOL
+    return [proc.pid for proc in pool.procs] if pool is not None and pool.pid == os.getpid() else []
+
+
+def _forget_pool_in_child() -> None:
+    """A forked child has no workers of its own (its parent's are not its children)."""
+    global _POOL, _POOL_LOCK
+    _POOL = None
+    _POOL_LOCK = threading.Lock()
+
+
+atexit.register(shutdown_workers)
+os.register_at_fork(after_in_child=_forget_pool_in_child)
+
+
 class _Workers:
-    """The parse workers of a run, kept after the parse to resolve the
-    references of the files each one parsed (``_serve_resolution``).
+    """One run's use of the parse workers (a ``_ParsePool``), which stay after
+    the parse to resolve the references of the files each one parsed
+    (``_serve_resolution``).
 
     The main process sends a worker the ``index_view`` of every file it did not
     parse (small: declarations, imports, supertypes), so both sides resolve in
@@ -233,9 +399,10 @@ class _Workers:
     back. A worker that is gone has its files resolved in the main process.
     """
 
-    def __init__(self, procs: list[Any], conns: list[Any], sources: dict[str, SourceFile]) -> None:
-        self.procs = procs
-        self.conns = conns
+    def __init__(self, pool: _ParsePool, sources: dict[str, SourceFile]) -> None:
+        self.pool = pool
+        self.procs = pool.procs
+        self.conns = pool.conns
         self.sources = sources  # path -> the file, to parse again what a gone worker did not resolve
         self.owner: dict[str, int] = {}  # path -> number of the worker that parsed it
         self.stripped: set[str] = set()  # paths whose facts came without their calls and type uses
@@ -244,6 +411,7 @@ class _Workers:
         self.asked: dict[int, dict[str, list[str]]] = {}
         #: language -> path -> what a worker resolved (``collect``)
         self.results: dict[str, dict[str, Resolution]] | None = None
+        self.finished = False
 
     def ask(self, groups: dict[str, tuple[list[FileFacts], Callable[[FileFacts], FileFacts]]]) -> None:
         """Send each worker, for every language (its files and its ``index_view``)
@@ -268,6 +436,7 @@ class _Workers:
             try:
                 self.conns[wid].send(request)
             except (OSError, ValueError):
+                self.pool.broken = True
                 continue  # the worker is gone: its files are resolved here
             self.asked[wid] = paths
 
@@ -289,6 +458,7 @@ class _Workers:
                             raise EOFError
                     answer = conn.recv()
                 except (EOFError, OSError):
+                    self.pool.broken = True
                     log.warning("a parse worker ended early; resolving its %d file(s) here",
                                 sum(len(p) for p in paths.values()))
                     continue
@@ -311,15 +481,16 @@ class _Workers:
         else:
             log.warning("%s changed while it was indexed; its references are left out", f.path)
 
-    def shutdown(self) -> None:
-        """Tell the workers there is nothing more to resolve (they exit)."""
+    def finish(self) -> None:
+        """Tell the workers the run is over (they wait for the next one); once."""
+        if self.finished:
+            return
+        self.finished = True
         for conn in self.conns:
             try:
                 conn.send(None)
             except (OSError, ValueError):
-                pass
-            conn.close()
-        self.conns = []
+                self.pool.broken = True
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:
@@ -340,18 +511,18 @@ def _reap(procs: list[Any], wait: float = 5.0) -> None:
 
 
 def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progress | None,
-               finished: list[Any], pools: list[_Workers],
-               cache: tuple[Path, dict[str, str]] | None = None) -> list[FileFacts | Skipped]:
+               pools: list[_Workers], cache: tuple[Path, dict[str, str]] | None = None
+               ) -> list[FileFacts | Skipped]:
     """Parse every file: in this process for small repositories, else on
-    ``workers - 1`` worker processes and this one together.
+    ``workers - 1`` worker processes (``_ParsePool``) and this one together.
 
     Files are taken largest first from one shared counter, by this process and
     the workers alike, so all of them finish at about the same time whatever
     the mix of file sizes. Workers send their results in batches as they go;
     this process takes them in between its own files. Files a worker took but
-    never sent (it died) are parsed here. The workers stay, to resolve their
-    files' references (``_Workers``, appended to ``pools``); they are added to
-    ``finished`` for the caller to shut down and join (``_reap``) when it is done.
+    never sent (it died) are parsed here. The workers stay in the run, to
+    resolve their files' references (``_Workers``, appended to ``pools``); the
+    caller ends the run with them (``_Workers.finish``, ``_release_pool``).
     """
     total = len(files)
     done = 0
@@ -372,21 +543,13 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
     for language in {sf.language for sf in files}:
         language_module(language)  # imported once here, inherited by forked workers
     ordered = sorted(files, key=lambda f: (-f.size, f.path))
-    ctx: Any = _worker_context()  # a concrete context (BaseContext has no Process in typeshed)
-    claim = ctx.Value("l", 0)
-    queue = ctx.Queue()
     budget = max(32 * 1024, total_bytes // (8 * workers))
-    pipes = [ctx.Pipe() for _ in range(workers - 1)]
-    procs = [ctx.Process(target=_worker_main, args=(repo, ordered, claim, queue, budget, n, pipes[n][1], cache),
-                         daemon=True, name=f"vitalrag-parse-{n}") for n in range(workers - 1)]
-    for proc in procs:
-        proc.start()
-    for _, child_end in pipes:
-        child_end.close()  # the workers' ends: a worker that dies then reads as EOF here
-    pool = _Workers(procs, [parent_end for parent_end, _ in pipes], {sf.path: sf for sf in ordered})
-    pools.append(pool)
+    pool = _acquire_pool(workers - 1)
+    run = _Workers(pool, {sf.path: sf for sf in ordered})
+    pools.append(run)
+    claim, queue, procs = pool.claim, pool.queue, pool.procs
     results: dict[int, FileFacts | Skipped] = {}
-    running = len(procs)
+    running = len(pool.start(repo, ordered, budget, cache))
 
     def take(block: bool) -> None:
         nonlocal running
@@ -404,11 +567,11 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
             for i, facts, flags in items:
                 results[i] = facts
                 if isinstance(facts, FileFacts):
-                    pool.owner[facts.path] = wid
+                    run.owner[facts.path] = wid
                     if flags & _STRIPPED:
-                        pool.stripped.add(facts.path)
+                        run.stripped.add(facts.path)
                     if flags & _CACHED:
-                        pool.cached.add(facts.path)
+                        run.cached.add(facts.path)
             tick(len(items))
 
     try:
@@ -418,18 +581,20 @@ def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progr
             take(block=False)
         if i is None:  # the counter is stuck: stop the workers, parse what they did not send
             log.warning("the parse workers' file counter is stuck; finishing here")
+            pool.broken = True
             _reap(procs, wait=0)
             running = 0
         take(block=True)
     except BaseException:
-        _reap(procs, wait=0)
+        pool.broken = True
         raise
-    queue.close()
-    # every worker has sent its last batch; they now wait to resolve (or exit),
-    # and the caller shuts them down and joins them at the end
-    finished.extend(procs)
+    if running:
+        pool.broken = True  # a worker died before its last batch
+    # every worker has sent its last batch; they now wait to resolve, or for
+    # the end of the run
     lost = [i for i in range(total) if i not in results]
     if lost:
+        pool.broken = True
         log.warning("a parse worker ended early; parsing its %d file(s) here", len(lost))
         for i in lost:
             results[i] = parse_file(repo, ordered[i])
@@ -647,14 +812,18 @@ def index_repository(
     still resolved again, and only the difference is written to the store, so
     the result equals a clean rebuild.
     """
-    finished: list[Any] = []  # parse and resolve workers, joined at the end
-    pools: list[_Workers] = []  # the parse workers, shut down at the end
+    finished: list[Any] = []  # resolve workers, joined at the end
+    pools: list[_Workers] = []  # the run's parse workers, told the run is over at the end
+    ok = False
     try:
-        return _index(root, store, name=name, max_bytes=max_bytes, workers=workers, progress=progress,
-                      cache_dir=cache_dir, finished=finished, pools=pools)
+        report = _index(root, store, name=name, max_bytes=max_bytes, workers=workers, progress=progress,
+                        cache_dir=cache_dir, finished=finished, pools=pools)
+        ok = True
+        return report
     finally:
-        for pool in pools:
-            pool.shutdown()
+        for run in pools:
+            run.finish()
+            _release_pool(run.pool, ok)
         _reap(finished)
 
 
@@ -695,7 +864,7 @@ def _index(
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
     todo, reused, digests = _split_by_cache(walked.files, cache)
     phase("walk")
-    parsed = _parse_all(repo, todo, n_workers, progress, finished, pools,
+    parsed = _parse_all(repo, todo, n_workers, progress, pools,
                         (cache.folder, digests) if cache is not None else None)
     if cache is not None:
         cached_by_workers = pools[0].cached if pools else set()
@@ -726,7 +895,7 @@ def _index(
                   for language, group in sorted(by_language.items())
                   if _resolved_by_workers(language_module(language))})
         if not pool.asked:
-            pool.shutdown()  # nothing for them to resolve: let them go now
+            pool.finish()  # nothing for them to resolve: they are free now
 
     objects, edges = build_graph(repo, facts)
     phase("graph")
@@ -740,7 +909,7 @@ def _index(
         if progress:
             progress("resolve", i, len(by_language))
     if pool is not None:
-        pool.shutdown()  # the workers exit while the store is written
+        pool.finish()  # the workers are free while the store is written
     edges.extend(tests_edges(objects, edges))
     edges = merge_edges(edges)
     phase("resolve")
