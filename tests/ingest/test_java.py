@@ -385,3 +385,35 @@ def test_imports_in_source_order_whatever_the_parse():
         refs = [r for r in extract("r", "src/q/A.java", src).refs if r.kind == "import"]
         orders.add(tuple((r.line, r.name) for r in refs))
     assert orders == {tuple((i + 2, n) for i, n in enumerate(names))}
+
+
+def test_objects_are_the_tags_query_definitions():
+    """The walk makes an object of exactly the declarations the tags query
+    captures as definitions (none here is inside an anonymous class)."""
+    src = (
+        "package p;\n"
+        "import java.util.List;\n"
+        "@interface Ann { int value(); }\n"
+        "public class A<T> extends B implements C {\n"
+        "  A() {}\n"
+        "  A(int x) { this(); }\n"
+        "  void m() { class Local { void inner() {} } Runnable r = () -> {}; }\n"
+        "  static <U> U g(List<U> xs) { return xs.get(0); }\n"
+        "  interface I { default void d() {} }\n"
+        "  enum E { X, Y; void e() {} }\n"
+        "  record R(int x) { R { } int twice() { return 2 * x; } }\n"
+        "  static { class InInit {} }\n"
+        "}\n"
+        "class A {}\n"  # a second A: both are objects, the second suffixed
+    )
+    root = parser("java").parse(src.encode()).root_node
+    caps = QueryCursor(tags_query("java")).captures(root)
+    expected = sorted((n.start_point[0] + 1, n.child_by_field_name("name").text.decode())
+                      for key, nodes in caps.items() if key.startswith("definition.") for n in nodes)
+    facts = extract("r", "p/A.java", src)
+    assert sorted((o.start_line, o.name) for o in facts.objects) == expected
+    assert len(expected) == 18
+    quals = [o.qualname for o in facts.objects]
+    assert "A.m().Local" not in quals and "A.Local" in quals and "A.Local.inner()" in quals
+    assert "A.InInit" in quals and "A.R.R(int)" in quals and "A#2" in quals
+    assert facts.parents["r:p/A.java:A.Local"] == "r:p/A.java:A.m()"

@@ -17,11 +17,11 @@ Lines are the declaration node's lines: annotations and modifiers included, the
 Javadoc before them not (it is the ``docstring``, markers stripped). The
 signature is the declaration text before the body, whitespace collapsed.
 
-Definitions come from the ``@definition.*`` captures of ``queries/java-tags.scm``
-and imports from its ``@reference.import`` captures; calls and type uses are
-walked in the tree so that each one knows its scope (locals, parameters,
-anonymous classes). Raw references (``FileFacts.refs``), resolved by
-``vitalrag.ingest.java_resolve``:
+One walk of the tree (``java_walk.ReferenceWalker``) makes the objects as it
+meets their declarations (the declarations ``queries/java-tags.scm`` marks
+``@definition.*``; a test checks that the two agree) and finds the imports, calls
+and type uses, each knowing its scope (locals, parameters, anonymous classes).
+Raw references (``FileFacts.refs``), resolved by ``vitalrag.ingest.java_resolve``:
 
 - ``import``: ``name`` the dotted target; ``data``: ``static``, ``ondemand``.
 - ``inherit``: source the type, ``name`` the erased supertype as written; ``data``: ``rel``.
@@ -41,28 +41,30 @@ from __future__ import annotations
 
 import posixpath
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from vitalrag.ingest.facts import FileFacts, RawRef, content_hash, dedupe_ids
+from vitalrag.ingest.facts import FileFacts, content_hash
 from vitalrag.ingest.java_resolve import INDEX_REF_KINDS, index_view, resolve, resolve_each, resolve_parts
 from vitalrag.ingest.java_syntax import TYPE_DECLS, annotation_names, erase, formal_params, javadoc, modifiers
 from vitalrag.ingest.java_walk import ReferenceWalker
-from vitalrag.ingest.languages import parser, tags_query_for
+from vitalrag.ingest.languages import parser
 from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.model import CodeObject, file_id, object_id
 
 __all__ = ["INDEX_REF_KINDS", "extract", "index_view", "resolve", "resolve_each", "resolve_parts"]
 
-#: tag-query capture -> object kind
+#: declaration node type -> object kind
 _KINDS = {
-    "definition.class": "class",
-    "definition.interface": "interface",
-    "definition.enum": "enum",
-    "definition.method": "method",
-    "definition.constructor": "method",
+    "class_declaration": "class",
+    "record_declaration": "class",
+    "interface_declaration": "interface",
+    "annotation_type_declaration": "interface",
+    "enum_declaration": "enum",
+    "method_declaration": "method",
+    "annotation_type_element_declaration": "method",
+    "constructor_declaration": "method",
+    "compact_constructor_declaration": "method",
 }
-#: the tag-query captures extraction reads
-_CAPTURES = (*_KINDS, "reference.import")
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 
 
@@ -79,11 +81,7 @@ def extract(repo: str, path: str, text_: str) -> FileFacts:
     if pkg is not None:
         name = next((c for c in pkg.named_children if c.type in ("identifier", "scoped_identifier")), None)
         package = "".join(text(name).split())
-    captures = QueryCursor(tags_query_for("java", _CAPTURES)).captures(root)
-    params_of: dict[int, tuple[list[tuple[str, str]], bool]] = {}
-    objects, parents, by_node = _definitions(repo, path, source, lines, captures, params_of)
-    walker = ReferenceWalker(fid, by_node, parents, params_of)
-    walker.refs.extend(_imports(fid, captures))
+    walker = ReferenceWalker(fid, _Definer(repo, path, source, lines).define)
     walker.walk(root)
     fobj = CodeObject(
         id=fid, kind="file", name=posixpath.basename(path), qualname=path, repo=repo, path=path,
@@ -91,7 +89,8 @@ def extract(repo: str, path: str, text_: str) -> FileFacts:
     )
     problem = syntax_problem(root)
     return FileFacts(
-        path=path, language="java", file=fobj, objects=objects, parents=parents, refs=walker.refs,
+        path=path, language="java", file=fobj, objects=walker.objects, parents=walker.parents,
+        refs=walker.imports + walker.refs,
         namespace=package, package_dir=posixpath.dirname(path) if pkg is not None else None,
         package_name=package, problems=[problem] if problem else [],
         data={"package": package, "types": walker.types, "methods": walker.methods},
@@ -99,69 +98,53 @@ def extract(repo: str, path: str, text_: str) -> FileFacts:
     )
 
 
-def _definitions(repo: str, path: str, source: bytes, lines: list[str], captures: dict[str, list[Node]],
-                 params_of: dict[int, tuple[list[tuple[str, str]], bool]],
-                 ) -> tuple[list[CodeObject], dict[str, str], dict[int, CodeObject]]:
-    """Objects in source order, their containers, and the object of each declaration
-    node; ``params_of`` gets each method's ``formal_params`` (the walk reuses them)."""
-    fid = file_id(repo, path)
-    found: list[tuple[Node, str]] = []
-    for capture, kind in _KINDS.items():
-        found.extend((n, kind) for n in captures.get(capture, ()))
-    found.sort(key=lambda nk: nk[0].start_byte)
-    kinds = {n.id: k for n, k in found}
-    qual: dict[int, str] = {}  # node id -> qualname (before dedupe), for nesting
-    pending: list[tuple[Node, CodeObject, int | None]] = []
-    for node, kind in found:
-        parent, crosses_anon = _enclosing_definition(node, kinds)
-        if crosses_anon or (parent is not None and parent.id not in qual):
-            continue  # a member of an anonymous class: not an object
-        name = text(node.child_by_field_name("name"))
-        outer_type = parent
-        while outer_type is not None and outer_type.type not in TYPE_DECLS:
-            outer_type, _ = _enclosing_definition(outer_type, kinds)
-        prefix = qual[outer_type.id] + "." if outer_type is not None else ""
+class _Definer:
+    """Makes the objects of one file's declarations, in source order (the walk's):
+    qualnames nest under the enclosing type's, and a second object of one id gets
+    a ``#2`` suffix (``facts.dedupe_ids``), which the names nested in it do not
+    repeat."""
+
+    def __init__(self, repo: str, path: str, source: bytes, lines: list[str]) -> None:
+        self.repo = repo
+        self.path = path
+        self.source = source
+        self.lines = lines
+        self.seen: dict[str, int] = {}  # id before the suffix -> how many objects had it
+        self.qual: dict[str, str] = {}  # type id -> its qualname before the suffix
+        self.type_nodes: dict[str, Node] = {}  # type id -> its declaration
+
+    def define(self, node: Node, t: str, name: str, parent: str, cls: str | None,
+               ) -> tuple[CodeObject, tuple[list[tuple[str, str]], bool] | None]:
+        kind = _KINDS[t]
+        prefix = self.qual[cls] + "." if cls is not None else ""
+        params = None
         if kind == "method":
-            params_of[node.id] = params = formal_params(node)
+            params = formal_params(node)
             qualname = f"{prefix}{name}({','.join(p for p, _ in params[0])})"
-            if _is_test(node, outer_type):
+            if t == "method_declaration" and _is_test(node, self.type_nodes.get(cls) if cls is not None else None):
                 kind = "test"
         else:
             qualname = prefix + name
-        qual[node.id] = qualname
+        oid = object_id(self.repo, self.path, qualname)
+        n = self.seen.get(oid, 0) + 1
+        self.seen[oid] = n
+        bare = qualname
+        if n > 1:
+            oid, qualname = f"{oid}#{n}", f"{qualname}#{n}"
+        if t in TYPE_DECLS:
+            self.qual[oid] = bare
+            self.type_nodes[oid] = node
         first, last = start_line(node), end_line(node)
-        pending.append((node, CodeObject(
-            id=object_id(repo, path, qualname), kind=kind, name=name, qualname=qualname,
-            repo=repo, path=path, language="java", start_line=first, end_line=last,
-            signature=header(node, node.child_by_field_name("body"), source).rstrip(";").rstrip(),
-            docstring=javadoc(node),
-            content_hash=content_hash("\n".join(lines[first - 1:last])),
-        ), parent.id if parent is not None else None))
-    # ids are final before the walk, which records references by them
-    final = dedupe_ids([obj for _, obj, _ in pending])
-    by_node = {node.id: obj for (node, _, _), obj in zip(pending, final)}
-    parents = {obj.id: by_node[parent_id].id if parent_id is not None else fid
-               for (_, _, parent_id), obj in zip(pending, final)}
-    return final, parents, by_node
-
-
-def _enclosing_definition(node: Node, kinds: dict[int, str]) -> tuple[Node | None, bool]:
-    """The nearest enclosing definition, and whether an anonymous class body lies between."""
-    crosses_anon = False
-    p = node.parent
-    while p is not None:
-        if p.id in kinds:
-            return p, crosses_anon
-        if p.type == "class_body" and p.parent is not None and p.parent.type in (
-                "object_creation_expression", "enum_constant"):
-            crosses_anon = True
-        p = p.parent
-    return None, crosses_anon
+        obj = CodeObject(
+            id=oid, kind=kind, name=name, qualname=qualname, repo=self.repo, path=self.path, language="java",
+            start_line=first, end_line=last,
+            signature=header(node, node.child_by_field_name("body"), self.source).rstrip(";").rstrip(),
+            docstring=javadoc(node), content_hash=content_hash("\n".join(self.lines[first - 1:last])),
+        )
+        return obj, params
 
 
 def _is_test(node: Node, outer_type: Node | None) -> bool:
-    if node.type != "method_declaration":
-        return False
     if any(a in _TEST_ANNOTATIONS for a in annotation_names(node)):
         return True
     # JUnit 3: public void testX() in a TestCase subclass
@@ -172,17 +155,3 @@ def _is_test(node: Node, outer_type: Node | None) -> bool:
     plist = node.child_by_field_name("parameters")
     return (sup is not None and bool(sup.named_children) and erase(sup.named_children[0]).endswith("TestCase")
             and plist is not None and plist.named_child_count == 0)
-
-
-def _imports(fid: str, captures: dict[str, list[Node]]) -> list[RawRef]:
-    out = []
-    # in source order: a captures() list is not (its order varies from one parse to the next)
-    for node in sorted(captures.get("reference.import", ()), key=lambda n: n.start_byte):
-        name_node = next((c for c in node.named_children if c.type in ("identifier", "scoped_identifier")), None)
-        if name_node is None:
-            continue
-        static = any(c.type == "static" for c in node.children)
-        ondemand = any(c.type == "asterisk" for c in node.children)
-        out.append(RawRef("import", fid, "".join(text(name_node).split()), start_line(node),
-                          {"static": static, "ondemand": ondemand}))
-    return out

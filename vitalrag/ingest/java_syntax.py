@@ -73,8 +73,15 @@ def javadoc(node: Node) -> str:
     return "\n".join(out).strip()
 
 
+def modifiers_node(node: Node) -> Node | None:
+    """A declaration's ``modifiers``: its first child when it has them (the
+    grammar puts them first; comments between declarations are siblings)."""
+    first = node.child(0)
+    return first if first is not None and first.type == "modifiers" else None
+
+
 def annotation_names(node: Node) -> list[str]:
-    mods = next((c for c in node.children if c.type == "modifiers"), None)
+    mods = modifiers_node(node)
     if mods is None:
         return []
     return [text(a.child_by_field_name("name")).rsplit(".", 1)[-1]
@@ -82,8 +89,8 @@ def annotation_names(node: Node) -> list[str]:
 
 
 def modifiers(node: Node) -> set[str]:
-    mods = next((c for c in node.children if c.type == "modifiers"), None)
-    return {text(c) for c in mods.children if not c.is_named} if mods is not None else set()
+    mods = modifiers_node(node)
+    return {c.type for c in mods.children if not c.is_named} if mods is not None else set()
 
 
 def type_params(node: Node) -> dict[str, str]:

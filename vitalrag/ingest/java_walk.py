@@ -10,6 +10,7 @@ enclosing anonymous classes) is encoded as plain data for
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tree_sitter import Node
@@ -38,7 +39,7 @@ _INERT = frozenset({
     "integral_type", "floating_point_type", "boolean_type", "void_type", "line_comment", "block_comment",
     "modifiers", "marker_annotation", "string_literal", "character_literal", "decimal_integer_literal",
     "hex_integer_literal", "decimal_floating_point_literal", "true", "false", "null_literal",
-    "import_declaration", "package_declaration", "type_parameters", "superclass", "super_interfaces",
+    "package_declaration", "type_parameters", "superclass", "super_interfaces",
     "extends_interfaces", "throws", "dimensions", "this", "super", "formal_parameters",
 })
 #: nodes ``visit`` acts on (besides definitions)
@@ -48,6 +49,7 @@ _VISITED = frozenset({
     "annotation_type_element_declaration", "class_body", "local_variable_declaration", "field_declaration",
     "constant_declaration", "resource", "catch_formal_parameter", "instanceof_expression", "method_invocation",
     "object_creation_expression", "explicit_constructor_invocation", "method_reference", "enum_constant",
+    "import_declaration",
 }) | _SCOPE_NODES
 _LITERALS = {
     "string_literal": "String", "text_block": "String", "character_literal": "char",
@@ -95,15 +97,29 @@ class _Ctx:
         self.anon = anon
 
 
-class ReferenceWalker:
-    """Collects a file's calls, type uses and supertypes, and its types' fields and methods."""
+#: declaration node types that make an object (with a ``name`` identifier, outside anonymous classes)
+DECLARATIONS = frozenset(TYPE_DECLS | {"method_declaration", "constructor_declaration",
+                                      "compact_constructor_declaration", "annotation_type_element_declaration"})
+#: ``define(node, type, name, parent id, enclosing class id)``: the object a declaration
+#: makes and, for a method, its ``formal_params``
+Define = Callable[[Node, str, str, str, "str | None"], tuple[CodeObject, "tuple[list[tuple[str, str]], bool] | None"]]
 
-    def __init__(self, fid: str, by_node: dict[int, CodeObject], parents: dict[str, str],
-                 params_of: dict[int, tuple[list[tuple[str, str]], bool]] | None = None) -> None:
+
+class ReferenceWalker:
+    """Collects a file's objects (made by ``define`` as their declarations are
+    met, in source order), calls, type uses, imports and supertypes, and its
+    types' fields and methods.
+
+    A declaration makes an object when it has a name and no anonymous class
+    (or enum-constant body) encloses it; its parent is the object that
+    encloses it, else the file."""
+
+    def __init__(self, fid: str, define: Define) -> None:
         self.fid = fid
-        self.by_node = by_node  # declaration node id -> its object
-        self.parents = parents
-        self.params_of = params_of or {}  # method node id -> its formal_params, when known
+        self.define = define
+        self.objects: list[CodeObject] = []
+        self.parents: dict[str, str] = {}  # object id -> its container's id
+        self.imports: list[RawRef] = []
         self.refs: list[RawRef] = []
         self.types: list[dict[str, Any]] = []
         self.methods: list[dict[str, Any]] = []
@@ -114,28 +130,36 @@ class ReferenceWalker:
         self._cuts = 0  # encodings cut at ``_MAX_DEPTH`` so far
 
     def walk(self, root: Node) -> None:
-        stack: list[tuple[Node, _Ctx]] = [(root, _Ctx(self.fid, None, _Scope(None), ()))]
+        # (node, its type, the context it is seen in); inert nodes are never pushed
+        stack: list[tuple[Node, str, _Ctx]] = [(root, root.type, _Ctx(self.fid, None, _Scope(None), ()))]
         pop, push = stack.pop, stack.append
+        inert, visited = _INERT, _VISITED
         while stack:
-            node, ctx = pop()
-            t = node.type
-            if t in _INERT:
-                continue
+            node, t, ctx = pop()
             if t == "method_invocation":  # the most frequent by far: straight to it
                 self.call(node, ctx)
-            elif t in _VISITED:
+            elif t in visited:
                 ctx = self.visit(node, t, ctx)
             for c in reversed(node.named_children):
-                push((c, ctx))
+                ct = c.type
+                if ct not in inert:
+                    push((c, ct, ctx))
 
     def visit(self, node: Node, t: str, ctx: _Ctx) -> _Ctx:
         if t not in _CALL_NODES:
             self._encoded.clear()  # the scope may change here (see ``encode``)
-        obj = self.by_node.get(node.id)
-        if obj is not None:
-            if t in TYPE_DECLS:
-                return self.enter_type(node, obj, ctx)
-            return self.enter_method(node, obj, ctx)
+        if t in DECLARATIONS and not ctx.anon:
+            name = node.child_by_field_name("name")
+            if name is not None and name.type == "identifier":
+                obj, params = self.define(node, t, text(name), ctx.owner, ctx.cls)
+                self.objects.append(obj)
+                self.parents[obj.id] = ctx.owner
+                if t in TYPE_DECLS:
+                    return self.enter_type(node, obj, ctx)
+                return self.enter_method(node, obj, ctx, params)
+        if t == "import_declaration":
+            self.add_import(node)
+            return ctx
         if t in ("method_declaration", "constructor_declaration"):  # anonymous-class member
             scope = _Scope(ctx.scope)
             for ptype, pname in formal_params(node)[0]:
@@ -213,8 +237,9 @@ class ReferenceWalker:
                 self.type_refs(tnode, new_ctx)
         return new_ctx
 
-    def enter_method(self, node: Node, obj: CodeObject, ctx: _Ctx) -> _Ctx:
-        params, varargs = self.params_of.get(node.id) or formal_params(node)
+    def enter_method(self, node: Node, obj: CodeObject, ctx: _Ctx,
+                     formal: tuple[list[tuple[str, str]], bool] | None = None) -> _Ctx:
+        params, varargs = formal or formal_params(node)
         ctor = node.type in ("constructor_declaration", "compact_constructor_declaration")
         rtype = node.child_by_field_name("type")
         tparams = type_params(node)
@@ -236,6 +261,15 @@ class ReferenceWalker:
         for tnode in throws.named_children if throws is not None else ():
             self.type_refs(tnode, new_ctx)
         return new_ctx
+
+    def add_import(self, node: Node) -> None:
+        name_node = next((c for c in node.named_children if c.type in ("identifier", "scoped_identifier")), None)
+        if name_node is None:
+            return
+        static = any(c.type == "static" for c in node.children)
+        ondemand = any(c.type == "asterisk" for c in node.children)
+        self.imports.append(RawRef("import", self.fid, "".join(text(name_node).split()), start_line(node),
+                                   {"static": static, "ondemand": ondemand}))
 
     def lambda_params(self, node: Node, scope: _Scope) -> None:
         params = node.child_by_field_name("parameters")
@@ -286,7 +320,15 @@ class ReferenceWalker:
             self.type_refs(tnode, ctx)
 
     def type_refs(self, tnode: Node | None, ctx: _Ctx) -> None:
-        if tnode is None or tnode.type in PRIMITIVE_TYPES:
+        if tnode is None:
+            return
+        t = tnode.type
+        if t == "type_identifier":  # the most frequent: what ``type_names`` gives, directly
+            name = text(tnode)
+            if name != "var":
+                self.refs.append(RawRef("reference", ctx.owner, name, tnode.start_point[0] + 1, {"cls": ctx.cls}))
+            return
+        if t in PRIMITIVE_TYPES:
             return
         for name, line in type_names(tnode):
             self.refs.append(RawRef("reference", ctx.owner, name, line, {"cls": ctx.cls}))

@@ -75,16 +75,3 @@ def _tags_text(language: str) -> str:
 def tags_query(language: str) -> Query:
     """The compiled ``queries/<language>-tags.scm`` of the package data."""
     return Query(grammar(language), _tags_text(language))
-
-
-@cache
-def tags_query_for(language: str, captures: tuple[str, ...]) -> Query:
-    """The tags query with only the patterns that capture one of ``captures``
-    (a pattern not run costs nothing: matching is most of a query's time)."""
-    text = _tags_text(language)
-    query = Query(grammar(language), text)
-    for i in range(query.pattern_count):
-        pattern = text[query.start_byte_for_pattern(i):query.end_byte_for_pattern(i)]
-        if not any(f"@{c}" in pattern for c in captures):
-            query.disable_pattern(i)
-    return query

@@ -1,6 +1,7 @@
 ; Java tags, aider style (@name.definition.*, @name.reference.*).
-; vitalrag.ingest.java takes its definitions from the @definition.* captures;
-; references are walked in the tree so that locals and scopes are known.
+; vitalrag.ingest.java makes objects of the declarations captured @definition.*
+; (outside anonymous classes; a test checks that the two agree); references are
+; walked in the tree so that locals and scopes are known.
 
 ; ---- definitions -------------------------------------------------------
 
