@@ -575,3 +575,49 @@ def test_runs_on_two_threads_at_once_each_have_workers(tmp_path, monkeypatch):
     assert made == [False]  # one run took the kept pool, the other made its own
     assert _pool_pids() == kept
     assert all(s.export() == one.export() for s in stores)
+
+
+_KEEPS_WORKERS = r"""
+import sys, time
+from vitalrag.graph.memory import MemoryStore
+from vitalrag.ingest import index_repository, pipeline
+
+pipeline._PARALLEL_MIN_BYTES = 0
+index_repository(sys.argv[1], MemoryStore(sys.argv[2]), name="j", workers=3)
+print(" ".join(map(str, pipeline.worker_pids())), flush=True)
+time.sleep(600)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")  # a zombie waits for a reaper, but has ended
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+def test_kept_workers_end_when_the_main_process_is_killed(tmp_path):
+    """Kept workers (two here, each holding the other's pipe end as forked) do
+    not outlive a main process killed without a chance to stop them."""
+    import signal
+    import sys
+
+    from tests_support import make_java_tree
+
+    root = make_java_tree(tmp_path / "j", files=20)
+    proc = subprocess.Popen([sys.executable, "-c", _KEEPS_WORKERS, str(root), str(tmp_path / "idx")],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(p) for p in proc.stdout.readline().split()]
+        assert len(pids) == 2 and not any(_gone(p) for p in pids)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 15
+        while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert all(_gone(p) for p in pids)
+    finally:
+        proc.kill()
+        proc.wait()

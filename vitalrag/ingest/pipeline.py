@@ -148,26 +148,44 @@ def _claim(claim: Any) -> int | None:
     return i
 
 
+#: how often a waiting worker checks that the process it works for is alive, seconds
+_PARENT_CHECK = 1.0
+
+
+def _recv_from_parent(conn: Any, parent: int | None) -> Any:
+    """``conn.recv()`` in a worker, which also ends (``EOFError``) when the process
+    that started it is gone: a sibling worker forked later holds this pipe's
+    other end too, so its closing alone would not be seen."""
+    if parent is not None:
+        while not conn.poll(_PARENT_CHECK):
+            if os.getppid() != parent:
+                raise EOFError("the main process is gone")
+    return conn.recv()
+
+
 def _pool_worker(claim: Any, results: Any, conn: Any, wid: int) -> None:
     """A parse worker of a ``_ParsePool``: one run of ``_worker_main`` per job
     received on ``conn`` (``(repo, files, budget, cache)``), until ``None``
-    (or a closed pipe) comes instead of a job."""
+    comes instead of a job, the pipe closes or the main process is gone."""
     gc.disable()  # see vitalrag.runtime.gc_paused; collected between runs instead
     gc.freeze()  # what was inherited is never garbage here: never scan it
+    parent = os.getppid()
     while True:
         try:
-            job = conn.recv()
+            job = _recv_from_parent(conn, parent)
         except (EOFError, OSError):
+            results.cancel_join_thread()  # nobody reads what is left: do not wait to flush it
             return
         if job is None:
             return
         repo, files, budget, cache = job
-        _worker_main(repo, files, claim, results, budget, wid, conn, cache)
+        _worker_main(repo, files, claim, results, budget, wid, conn, cache, parent)
         gc.collect()
 
 
 def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int, wid: int = 0,
-                 conn: Any = None, cache: tuple[Path, dict[str, str]] | None = None) -> None:
+                 conn: Any = None, cache: tuple[Path, dict[str, str]] | None = None,
+                 parent: int | None = None) -> None:
     """One run of a parse worker: claim and parse files until none are left,
     sending ``(wid, [(index, facts, flags), ...])`` batches of about ``budget``
     bytes, then ``(wid, None)``; then resolve its own files' references for the
@@ -202,14 +220,14 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
         results.put((wid, batch))
     results.put((wid, None))
     if conn is not None:
-        _serve_resolution(repo, own, conn)
+        _serve_resolution(repo, own, conn, parent)
 
 
 #: flags of a file a parse worker sends: it wrote the cache entry; its facts lack the calls and type uses
 _CACHED, _STRIPPED = 1, 2
 
 
-def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
+def _serve_resolution(repo: str, own: list[FileFacts], conn: Any, parent: int | None = None) -> None:
     """A parse worker after the parse: given ``{language: views}`` (the
     ``index_view`` of every file of that language this worker did not parse),
     resolve the references of its own files of those languages and send back
@@ -218,7 +236,7 @@ def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
     does); then wait for ``None``, the end of the run. ``None`` may also come
     instead of a request (nothing to resolve here)."""
     try:
-        request = conn.recv()
+        request = _recv_from_parent(conn, parent)
         if request is None:
             return
         answer: dict[str, list[tuple[str, list[Any], list[Any], int]]] = {}
@@ -228,7 +246,7 @@ def _serve_resolution(repo: str, own: list[FileFacts], conn: Any) -> None:
             done = language_module(language).resolve_each(repo, group, mine)
             answer[language] = [(f.path, *r.rows()) for f, r in zip(mine, done)]
         conn.send(answer)
-        conn.recv()  # None: the run is over
+        _recv_from_parent(conn, parent)  # None: the run is over
     except (EOFError, OSError):
         pass  # the main process is gone (the next recv ends the worker)
 
