@@ -621,3 +621,24 @@ def test_kept_workers_end_when_the_main_process_is_killed(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_workers_started_ahead_serve_the_first_run(tmp_path, monkeypatch):
+    """``start_workers`` (the CLI calls it first thing) starts the workers the
+    first run then uses; with one process there are none to start."""
+    from tests_support import make_java_tree
+    from vitalrag.ingest import pipeline
+
+    root = make_java_tree(tmp_path / "j", files=40)
+    one = MemoryStore(tmp_path / "one")
+    index_repository(root, one, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch)
+    pipeline.start_workers(1)
+    assert pipeline.worker_pids() == []
+    pipeline.start_workers(2)
+    pids = pipeline.worker_pids()
+    assert len(pids) == 1
+    b = MemoryStore(tmp_path / "b")
+    index_repository(root, b, name="j", workers=2)
+    assert pipeline.worker_pids() == pids
+    assert b.export() == one.export()

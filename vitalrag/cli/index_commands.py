@@ -48,10 +48,12 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
     partly parsed file (with its reason) are summarised at the end.
     """
     from vitalrag.ingest import index_repository
+    from vitalrag.ingest.pipeline import start_workers
     from vitalrag.retrieve.api import index_folder
     from vitalrag.retrieve.dense import make_embedder
     from vitalrag.retrieve.index import RetrievalIndex
 
+    start_workers(workers)  # before the store is loaded and the progress bar's thread starts
     embedder = make_embedder(model) if embed else None  # fail on a bad model before any work
     folder = index_folder(store_location, index_dir)
     store = _open(store_location, create=True)
@@ -91,11 +93,13 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
     with Ctrl-C.
     """
     from vitalrag.ingest import index_repository
+    from vitalrag.ingest.pipeline import start_workers
     from vitalrag.ingest.watch import watch_repository
     from vitalrag.retrieve.api import index_folder
     from vitalrag.retrieve.dense import make_embedder
     from vitalrag.retrieve.index import RetrievalIndex
 
+    start_workers()  # kept for every re-index, forked before anything is loaded
     embedder = make_embedder(model) if embed else None
     folder = index_folder(store_location, index_dir)
     console = stderr_console()

@@ -376,6 +376,26 @@ def _release_pool(pool: _ParsePool, ok: bool) -> None:
         _POOL_LOCK.release()
 
 
+def start_workers(workers: int | None = None) -> None:
+    """Start the parse workers that runs of ``index_repository(..., workers=workers)``
+    will use, now: best at a command's start, while this process is small and
+    has one thread (a store loaded or a progress bar started later is then not
+    what the workers inherit, nor what a fork would make this process copy on
+    write during the run). The extractors are imported first, to be inherited."""
+    n = _n_workers(workers)
+    if n <= 1:
+        return
+    for module in {*_LANGUAGE_MODULES.values(), _GENERIC}:
+        importlib.import_module(module)
+    pool = _acquire_pool(n - 1)
+    _release_pool(pool, ok=True)
+
+
+def _n_workers(workers: int | None) -> int:
+    """Processes a run uses: ``workers``, else up to 2 (one per core)."""
+    return workers if workers is not None else min(2, os.cpu_count() or 1)
+
+
 def shutdown_workers() -> None:
     """Stop the kept parse workers (also done at exit); the next run starts new ones."""
     global _POOL
@@ -878,7 +898,7 @@ def _index(
     if not walked.files:
         raise EmptyRepository(f"no source files to index under {root} "
                               f"({len(walked.skipped)} skipped)")
-    n_workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+    n_workers = _n_workers(workers)
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
     todo, reused, digests = _split_by_cache(walked.files, cache)
     phase("walk")
