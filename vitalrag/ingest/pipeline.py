@@ -291,6 +291,7 @@ class _ParsePool:
             for proc in self.procs:
                 proc.start()
         except BaseException:
+            self.broken = True
             self.close()
             raise
         finally:
@@ -328,7 +329,7 @@ class _ParsePool:
                 pass
             conn.close()
         self.conns = []
-        _reap(self.procs, wait=0 if self.broken else 2.0)
+        _reap([proc for proc in self.procs if proc.pid is not None], wait=0 if self.broken else 2.0)
         self.queue.close()
         self.queue.cancel_join_thread()
 
