@@ -7,8 +7,9 @@ corpus cache first, not timed). For each repository it prints files, lines of
 code, the time to only parse every file with tree-sitter in one process (the
 floor), the full ingest time (walk, parse+extract on the workers, resolve, write
 the embedded store), their ratio, files/s, LOC/s, and peak RSS of the run
-(this process and, separately, the largest worker); then the time of each step
-(``IndexReport.phases``) of each repository's best ingest.
+(the repository's process and, separately, its largest worker); then the time
+of each step (``IndexReport.phases``) of each repository's best ingest. Each
+repository is measured in a fresh process.
 
 Parse workers are kept between runs of a process (``vitalrag.ingest.pipeline``),
 so each repository's first ingest is printed apart, timed with the start of the
@@ -22,8 +23,10 @@ autorange does): this VM has slow spells of several seconds.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +36,7 @@ from vitalrag.eval.corpora import Corpus, fetch
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
 from vitalrag.ingest.languages import parser
-from vitalrag.ingest.pipeline import language_module, shutdown_workers, start_workers, worker_pids
+from vitalrag.ingest.pipeline import language_module, start_workers, worker_pids
 from vitalrag.ingest.walk import walk_repository
 
 
@@ -68,6 +71,34 @@ def ingest_once(corpus: Corpus, workers: int | None) -> tuple[float, dict[str, f
         return time.perf_counter() - start, report.phases
 
 
+def measure(spec: str, workers: int | None, repeat: int, min_time: float) -> dict[str, object]:
+    """One repository's figures (run in a process of its own: see ``main``)."""
+    corpus = fetch(spec)
+    # the grammars and extractors loaded, but no workers: the first ingest, with the
+    # start of the workers, as a one-shot ``vitalrag index`` does them (after its imports)
+    floors: list[tuple[int, int, float]] = [parse_floor(corpus.path)]
+    for language in ("python", "java", "go"):
+        language_module(language)
+    start = time.perf_counter()
+    start_workers(workers)
+    first = time.perf_counter() - start + ingest_once(corpus, workers)[0]
+    # floor and ingest runs alternate, so a slow spell of the machine (this VM
+    # has them) weighs on both sides of the ratio alike
+    best, steps, spent, runs = float("inf"), {}, 0.0, 0
+    while runs < repeat or (spent < min_time and runs < 100):
+        floors.extend(parse_floor(corpus.path) for _ in range(2))
+        took, phases = ingest_once(corpus, workers)
+        runs += 1
+        spent += took
+        if took < best:
+            best, steps = took, phases
+    worker = max([0.0] + [peak_rss_mib(pid) for pid in worker_pids()])
+    n_files, loc, parse_s = min(floors, key=lambda r: r[2])
+    return {"name": corpus.name, "files": n_files, "loc": loc, "parse": parse_s, "first": first, "best": best,
+            "runs": runs, "steps": steps, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "worker": worker}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("repos", nargs="+")
@@ -75,47 +106,32 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5, help="at least this many ingests per repository")
     ap.add_argument("--min-time", type=float, default=1.0,
                     help="and as many more (up to 100) as fit in this many seconds of ingesting")
+    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one repository, JSON out
     args = ap.parse_args()
-    steps: dict[str, dict[str, float]] = {}  # repository -> seconds per step of its best ingest
+    if args.one:
+        print(json.dumps(measure(args.repos[0], args.workers, args.repeat, args.min_time)))
+        return
     print(f"{'repository':<28} {'files':>6} {'LOC':>8} {'parse s':>8} {'first s':>8} {'ratio':>6} "
           f"{'ingest s':>9} {'ratio':>6} {'files/s':>8} {'LOC/s':>9} {'runs':>5} {'RSS MiB':>8} {'worker MiB':>10}")
-    worker_peak = 0.0
+    steps: dict[str, dict[str, float]] = {}
     for spec in args.repos:
-        corpus = fetch(spec)
-        # the grammars loaded, but no workers: the first ingest, with the start of
-        # the workers, as a one-shot ``vitalrag index`` does them (after its imports)
-        floors: list[tuple[int, int, float]] = [parse_floor(corpus.path)]
-        for language in ("python", "java", "go"):  # the extractors a one-shot run imports
-            language_module(language)
-        shutdown_workers()
-        start = time.perf_counter()
-        start_workers(args.workers)
-        first = time.perf_counter() - start + ingest_once(corpus, args.workers)[0]
-        # floor and ingest runs alternate, so a slow spell of the machine (this VM
-        # has them) weighs on both sides of the ratio alike
-        best = float("inf")
-        spent = 0.0
-        runs = 0
-        while runs < args.repeat or (spent < args.min_time and runs < 100):
-            floors.extend(parse_floor(corpus.path) for _ in range(2))
-            took, phases = ingest_once(corpus, args.workers)
-            runs += 1
-            spent += took
-            if took < best:
-                best = took
-                steps[corpus.name] = phases
-        worker_peak = max([worker_peak] + [peak_rss_mib(pid) for pid in worker_pids()])
-        n_files, loc, parse_s = min(floors, key=lambda r: r[2])
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        child = max(worker_peak, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
-        print(f"{corpus.name[:28]:<28} {n_files:>6} {loc:>8} {parse_s:>8.3f} {first:>8.3f} {first / parse_s:>6.2f} "
-              f"{best:>9.3f} {best / parse_s:>6.2f} {n_files / best:>8.0f} {loc / best:>9.0f} {runs:>5} "
-              f"{rss:>8.0f} {child:>10.0f}")
+        fetch(spec)  # fetched here, so that a fetch error shows as it is
+        # each repository in a fresh process: its figures (peak RSS too) are its own,
+        # and its workers start from a process that has indexed nothing before
+        cmd = [sys.executable, __file__, spec, "--one", "--repeat", str(args.repeat), "--min-time", str(args.min_time)]
+        if args.workers is not None:
+            cmd += ["--workers", str(args.workers)]
+        r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
+        parse_s, best, first = r["parse"], r["best"], r["first"]
+        print(f"{r['name'][:28]:<28} {r['files']:>6} {r['loc']:>8} {parse_s:>8.3f} {first:>8.3f} "
+              f"{first / parse_s:>6.2f} {best:>9.3f} {best / parse_s:>6.2f} {r['files'] / best:>8.0f} "
+              f"{r['loc'] / best:>9.0f} {r['runs']:>5} {r['rss']:>8.0f} {r['worker']:>10.0f}")
         sys.stdout.flush()
-    print(f"\n(cpu count {os.cpu_count()}; first: the first ingest, which starts the parse workers; ingest: "
-          "the best of the runs, with twice as many parse floors, alternating; the parse floor runs in one "
-          "process, the ingest on the parse workers and this process; RSS MiB: peak of this process so far, "
-          "worker MiB: the largest worker's so far)")
+        steps[r["name"]] = r["steps"]
+    print(f"\n(cpu count {os.cpu_count()}; each repository in a fresh process; first: its first ingest, timed "
+          "with the start of the parse workers; ingest: the best of the runs, with twice as many parse floors, "
+          "alternating; the parse floor runs in one process, the ingest on the parse workers and this process; "
+          "RSS MiB: peak of the repository's process, worker MiB: of its largest parse worker)")
     print("\nsteps of the best ingest, ms (IndexReport.phases):")
     for name, phases in steps.items():
         print(f"  {name[:28]:<28} " + "  ".join(f"{k} {v * 1000:.1f}" for k, v in phases.items()))
