@@ -92,7 +92,9 @@ def measure(spec: str, workers: int | None, repeat: int, min_time: float) -> dic
         spent += took
         if took < best:
             best, steps = took, phases
-    worker = max([0.0] + [peak_rss_mib(pid) for pid in worker_pids()])
+    # kept parse workers (alive) and resolve workers (ended, waited for)
+    worker = max([resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024]
+                 + [peak_rss_mib(pid) for pid in worker_pids()])
     n_files, loc, parse_s = min(floors, key=lambda r: r[2])
     return {"name": corpus.name, "files": n_files, "loc": loc, "parse": parse_s, "first": first, "best": best,
             "runs": runs, "steps": steps, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -131,7 +133,7 @@ def main() -> None:
     print(f"\n(cpu count {os.cpu_count()}; each repository in a fresh process; first: its first ingest, timed "
           "with the start of the parse workers; ingest: the best of the runs, with twice as many parse floors, "
           "alternating; the parse floor runs in one process, the ingest on the parse workers and this process; "
-          "RSS MiB: peak of the repository's process, worker MiB: of its largest parse worker)")
+          "RSS MiB: peak of the repository's process, worker MiB: of its largest worker)")
     print("\nsteps of the best ingest, ms (IndexReport.phases):")
     for name, phases in steps.items():
         print(f"  {name[:28]:<28} " + "  ".join(f"{k} {v * 1000:.1f}" for k, v in phases.items()))
