@@ -642,3 +642,29 @@ def test_workers_started_ahead_serve_the_first_run(tmp_path, monkeypatch):
     index_repository(root, b, name="j", workers=2)
     assert pipeline.worker_pids() == pids
     assert b.export() == one.export()
+
+
+def test_workers_are_not_kept_for_a_large_process(tmp_path, monkeypatch):
+    """Past ``_KEEP_MAX_RSS`` a run's workers are its own (a kept worker would
+    hold on to the large process's memory): the run is the same, none is kept."""
+    from tests_support import make_java_tree
+    from vitalrag.ingest import pipeline
+
+    root = make_java_tree(tmp_path / "j", files=40)
+    one = MemoryStore(tmp_path / "one")
+    index_repository(root, one, name="j", workers=1)
+    _parallel_from_the_first_byte(monkeypatch)
+    monkeypatch.setattr(pipeline, "_KEEP_MAX_RSS", 0)
+    made: list[bool] = []
+    real = pipeline._ParsePool.__init__
+
+    def recording(self, n, shared):
+        made.append(shared)
+        real(self, n, shared)
+
+    monkeypatch.setattr(pipeline._ParsePool, "__init__", recording)
+    b = MemoryStore(tmp_path / "b")
+    index_repository(root, b, name="j", workers=2)
+    assert made == [False] and pipeline.worker_pids() == []
+    assert b.export() == one.export()
+    assert pipeline._resident_bytes() > 10 << 20  # read from the system, not a stand-in

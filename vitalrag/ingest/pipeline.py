@@ -337,12 +337,29 @@ class _ParsePool:
 #: the pool later runs reuse (``_acquire_pool``), held by one run at a time
 _POOL: _ParsePool | None = None
 _POOL_LOCK = threading.Lock()
+#: workers forked from a process larger than this (resident bytes) are not kept: a
+#: kept worker would hold on to that memory (what this process rewrites is then
+#: copied) for as long as the process lives
+_KEEP_MAX_RSS = 1 << 30
+
+
+def _resident_bytes() -> int:
+    """This process's resident set now (Linux), else its peak so far."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB elsewhere
 
 
 def _acquire_pool(n: int) -> _ParsePool:
     """The kept pool of ``n`` workers, started now if there is none or it cannot
     serve; a pool of its own, closed after the run, while another thread's run
-    holds the kept one."""
+    holds the kept one or when this process is too large to keep workers of
+    (``_KEEP_MAX_RSS``)."""
     global _POOL
     if not _POOL_LOCK.acquire(blocking=False):
         return _ParsePool(n, shared=False)
@@ -352,12 +369,17 @@ def _acquire_pool(n: int) -> _ParsePool:
                 _POOL.broken = True  # a worker died between runs
             _POOL.close()
             _POOL = None
-        if _POOL is None:
+        keep = _POOL is not None or _resident_bytes() <= _KEEP_MAX_RSS
+        if keep and _POOL is None:
             _POOL = _ParsePool(n, shared=True)
-        return _POOL
     except BaseException:
         _POOL_LOCK.release()
         raise
+    if not keep:
+        _POOL_LOCK.release()
+        return _ParsePool(n, shared=False)  # workers for this run only
+    assert _POOL is not None
+    return _POOL
 
 
 def _release_pool(pool: _ParsePool, ok: bool) -> None:
@@ -384,8 +406,8 @@ def start_workers(workers: int | None = None) -> None:
     what the workers inherit, nor what a fork would make this process copy on
     write during the run). The extractors are imported first, to be inherited."""
     n = _n_workers(workers)
-    if n <= 1:
-        return
+    if n <= 1 or _resident_bytes() > _KEEP_MAX_RSS:
+        return  # no workers, or none that would be kept
     for module in {*_LANGUAGE_MODULES.values(), _GENERIC}:
         importlib.import_module(module)
     pool = _acquire_pool(n - 1)
