@@ -269,7 +269,9 @@ class _ParsePool:
     is copied on the first write to it, which made parsing the largest file of
     a small repository a third slower in this process and in the worker alike
     (``bench/ingest.py`` prints the first run apart). A worker inherits this
-    process as it was when the pool started, and keeps that memory alive.
+    process as it was when the pool started, and keeps that memory alive: a
+    process past ``_KEEP_MAX_RSS`` keeps none (each run starts its own), and
+    ``start_workers`` starts them early, while the process is small.
 
     A run that fails, loses a worker or finds its file counter stuck leaves the
     pool ``broken``: it is closed, and the next run starts a new one.
