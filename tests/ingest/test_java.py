@@ -417,10 +417,3 @@ def test_objects_are_the_tags_query_definitions():
     assert "A.m().Local" not in quals and "A.Local" in quals and "A.Local.inner()" in quals
     assert "A.InInit" in quals and "A.R.R(int)" in quals and "A#2" in quals
     assert facts.parents["r:p/A.java:A.Local"] == "r:p/A.java:A.m()"
-
-
-def test_every_declaration_the_walk_defines_has_a_kind():
-    from vitalrag.ingest import java
-    from vitalrag.ingest.java_walk import DECLARATIONS
-
-    assert set(java._KINDS) == DECLARATIONS

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef
@@ -97,16 +97,23 @@ def content_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
 
 
+class IdSuffixes:
+    """Ids met in source order: a second object of one id gets a ``#2`` suffix
+    (third ``#3``...), on its id and its qualname alike."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}  # id before the suffix -> how many objects had it
+
+    def __call__(self, oid: str, qualname: str) -> tuple[str, str]:
+        n = self.seen[oid] = self.seen.get(oid, 0) + 1
+        return (oid, qualname) if n == 1 else (f"{oid}#{n}", f"{qualname}#{n}")
+
+
 def dedupe_ids(objects: list[CodeObject]) -> list[CodeObject]:
-    """Give a second definition of one id a ``#2`` suffix (third ``#3``...), in order."""
-    seen: dict[str, int] = {}
+    """``IdSuffixes`` over a list of objects in source order."""
+    suffixes = IdSuffixes()
     out = []
     for o in objects:
-        n = seen.get(o.id, 0) + 1
-        seen[o.id] = n
-        if n > 1:
-            from dataclasses import replace
-
-            o = replace(o, id=f"{o.id}#{n}", qualname=f"{o.qualname}#{n}")
-        out.append(o)
+        oid, qualname = suffixes(o.id, o.qualname)
+        out.append(o if oid == o.id else replace(o, id=oid, qualname=qualname))
     return out

@@ -43,9 +43,17 @@ import posixpath
 
 from tree_sitter import Node
 
-from vitalrag.ingest.facts import FileFacts, content_hash
+from vitalrag.ingest.facts import FileFacts, IdSuffixes, content_hash
 from vitalrag.ingest.java_resolve import INDEX_REF_KINDS, index_view, resolve, resolve_each, resolve_parts
-from vitalrag.ingest.java_syntax import TYPE_DECLS, annotation_names, erase, formal_params, javadoc, modifiers
+from vitalrag.ingest.java_syntax import (
+    DECLARATION_KINDS,
+    TYPE_DECLS,
+    annotation_names,
+    erase,
+    formal_params,
+    javadoc,
+    modifiers,
+)
 from vitalrag.ingest.java_walk import ReferenceWalker
 from vitalrag.ingest.languages import parser
 from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
@@ -53,18 +61,6 @@ from vitalrag.model import CodeObject, file_id, object_id
 
 __all__ = ["INDEX_REF_KINDS", "extract", "index_view", "resolve", "resolve_each", "resolve_parts"]
 
-#: declaration node type -> object kind
-_KINDS = {
-    "class_declaration": "class",
-    "record_declaration": "class",
-    "interface_declaration": "interface",
-    "annotation_type_declaration": "interface",
-    "enum_declaration": "enum",
-    "method_declaration": "method",
-    "annotation_type_element_declaration": "method",
-    "constructor_declaration": "method",
-    "compact_constructor_declaration": "method",
-}
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 
 
@@ -101,7 +97,7 @@ def extract(repo: str, path: str, text_: str) -> FileFacts:
 class _Definer:
     """Makes the objects of one file's declarations, in source order (the walk's):
     qualnames nest under the enclosing type's, and a second object of one id gets
-    a ``#2`` suffix (``facts.dedupe_ids``), which the names nested in it do not
+    a ``#2`` suffix (``facts.IdSuffixes``), which the names nested in it do not
     repeat."""
 
     def __init__(self, repo: str, path: str, source: bytes, lines: list[str]) -> None:
@@ -109,13 +105,13 @@ class _Definer:
         self.path = path
         self.source = source
         self.lines = lines
-        self.seen: dict[str, int] = {}  # id before the suffix -> how many objects had it
+        self.suffixes = IdSuffixes()
         self.qual: dict[str, str] = {}  # type id -> its qualname before the suffix
         self.type_nodes: dict[str, Node] = {}  # type id -> its declaration
 
     def define(self, node: Node, t: str, name: str, parent: str, cls: str | None,
                ) -> tuple[CodeObject, tuple[list[tuple[str, str]], bool] | None]:
-        kind = _KINDS[t]
+        kind = DECLARATION_KINDS[t]
         prefix = self.qual[cls] + "." if cls is not None else ""
         params = None
         if kind == "method":
@@ -125,12 +121,8 @@ class _Definer:
                 kind = "test"
         else:
             qualname = prefix + name
-        oid = object_id(self.repo, self.path, qualname)
-        n = self.seen.get(oid, 0) + 1
-        self.seen[oid] = n
         bare = qualname
-        if n > 1:
-            oid, qualname = f"{oid}#{n}", f"{qualname}#{n}"
+        oid, qualname = self.suffixes(object_id(self.repo, self.path, qualname), qualname)
         if t in TYPE_DECLS:
             self.qual[oid] = bare
             self.type_nodes[oid] = node

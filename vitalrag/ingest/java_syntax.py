@@ -8,6 +8,19 @@ from vitalrag.ingest.treesitter import start_line, text
 
 TYPE_DECLS = frozenset({"class_declaration", "record_declaration", "interface_declaration",
                         "annotation_type_declaration", "enum_declaration"})
+#: declaration node type -> the kind of object it makes (with a ``name`` identifier,
+#: outside anonymous classes)
+DECLARATION_KINDS = {
+    "class_declaration": "class",
+    "record_declaration": "class",
+    "interface_declaration": "interface",
+    "annotation_type_declaration": "interface",
+    "enum_declaration": "enum",
+    "method_declaration": "method",
+    "annotation_type_element_declaration": "method",
+    "constructor_declaration": "method",
+    "compact_constructor_declaration": "method",
+}
 PRIMITIVE_TYPES = frozenset({"integral_type", "floating_point_type", "boolean_type", "void_type"})
 TYPE_NODES = frozenset({"type_identifier", "scoped_type_identifier", "generic_type", "array_type"})
 

@@ -17,6 +17,7 @@ from tree_sitter import Node
 
 from vitalrag.ingest.facts import RawRef
 from vitalrag.ingest.java_syntax import (
+    DECLARATION_KINDS,
     PRIMITIVE_TYPES,
     TYPE_DECLS,
     TYPE_NODES,
@@ -98,8 +99,7 @@ class _Ctx:
 
 
 #: declaration node types that make an object (with a ``name`` identifier, outside anonymous classes)
-DECLARATIONS = frozenset(TYPE_DECLS | {"method_declaration", "constructor_declaration",
-                                      "compact_constructor_declaration", "annotation_type_element_declaration"})
+DECLARATIONS = frozenset(DECLARATION_KINDS)
 #: ``define(node, type, name, parent id, enclosing class id)``: the object a declaration
 #: makes and, for a method, its ``formal_params``
 Define = Callable[[Node, str, str, str, "str | None"], tuple[CodeObject, "tuple[list[tuple[str, str]], bool] | None"]]

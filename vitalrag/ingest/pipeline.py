@@ -183,9 +183,8 @@ def _pool_worker(claim: Any, results: Any, conn: Any, wid: int) -> None:
         gc.collect()
 
 
-def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int, wid: int = 0,
-                 conn: Any = None, cache: tuple[Path, dict[str, str]] | None = None,
-                 parent: int | None = None) -> None:
+def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int, wid: int,
+                 conn: Any, cache: tuple[Path, dict[str, str]] | None, parent: int | None) -> None:
     """One run of a parse worker: claim and parse files until none are left,
     sending ``(wid, [(index, facts, flags), ...])`` batches of about ``budget``
     bytes, then ``(wid, None)``; then resolve its own files' references for the
@@ -207,7 +206,7 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
                 write_entry(cache[0], facts.path, cache[1][facts.path], facts)
                 flags |= _CACHED
             module = language_module(facts.language)
-            if conn is not None and _resolved_by_workers(module):
+            if _resolved_by_workers(module):
                 # the rest of the references are resolved here: only what the index needs travels
                 facts = replace(facts, refs=[r for r in facts.refs if r.kind in module.INDEX_REF_KINDS])
                 flags |= _STRIPPED
@@ -219,15 +218,14 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
     if batch:
         results.put((wid, batch))
     results.put((wid, None))
-    if conn is not None:
-        _serve_resolution(repo, own, conn, parent)
+    _serve_resolution(repo, own, conn, parent)
 
 
 #: flags of a file a parse worker sends: it wrote the cache entry; its facts lack the calls and type uses
 _CACHED, _STRIPPED = 1, 2
 
 
-def _serve_resolution(repo: str, own: list[FileFacts], conn: Any, parent: int | None = None) -> None:
+def _serve_resolution(repo: str, own: list[FileFacts], conn: Any, parent: int | None) -> None:
     """A parse worker after the parse: given ``{language: views}`` (the
     ``index_view`` of every file of that language this worker did not parse),
     resolve the references of its own files of those languages and send back
@@ -464,8 +462,6 @@ class _Workers:
 
     def __init__(self, pool: _ParsePool, sources: dict[str, SourceFile]) -> None:
         self.pool = pool
-        self.procs = pool.procs
-        self.conns = pool.conns
         self.sources = sources  # path -> the file, to parse again what a gone worker did not resolve
         self.owner: dict[str, int] = {}  # path -> number of the worker that parsed it
         self.stripped: set[str] = set()  # paths whose facts came without their calls and type uses
@@ -480,7 +476,7 @@ class _Workers:
         """Send each worker, for every language (its files and its ``index_view``)
         of which it parsed some files, the views of the other files."""
         views: dict[str, FileFacts] = {}  # made once, for every worker that needs it
-        for wid in range(len(self.conns)):
+        for wid in range(len(self.pool.conns)):
             request: dict[str, list[FileFacts]] = {}
             paths: dict[str, list[str]] = {}
             for language, (group, view) in groups.items():
@@ -497,7 +493,7 @@ class _Workers:
             if not request:
                 continue
             try:
-                self.conns[wid].send(request)
+                self.pool.conns[wid].send(request)
             except (OSError, ValueError):
                 self.pool.broken = True
                 continue  # the worker is gone: its files are resolved here
@@ -514,7 +510,7 @@ class _Workers:
         if self.results is None:
             self.results = {}
             for wid, paths in self.asked.items():
-                conn, proc = self.conns[wid], self.procs[wid]
+                conn, proc = self.pool.conns[wid], self.pool.procs[wid]
                 try:
                     while not conn.poll(0.2):
                         if not proc.is_alive() and not conn.poll(0):
@@ -549,7 +545,7 @@ class _Workers:
         if self.finished:
             return
         self.finished = True
-        for conn in self.conns:
+        for conn in self.pool.conns:
             try:
                 conn.send(None)
             except (OSError, ValueError):
