@@ -322,11 +322,13 @@ def score(q: Question, a: Answer, counter) -> dict[str, float]:  # noqa: ANN001
             "tokens": float(counter.count(a.text)), "ms": a.ms}
 
 
-def snapshot(git_dir: Path, commit: str, dest: Path) -> None:
+def snapshot(git_dir: Path, commit: str, dest: Path, language: str) -> None:
+    """The commit's source files of ``language`` (a mirror may lack large data blobs)."""
     dest.mkdir(parents=True)
+    globs = [f":(glob)**/*{ext}" for ext in EXT[language]] + [":(glob)**/.gitignore"]
     with tempfile.TemporaryFile() as fh:
-        subprocess.run(["git", "--git-dir", str(git_dir), "archive", "--format=tar", commit],
-                       stdout=fh, check=True)
+        subprocess.run(["git", "--git-dir", str(git_dir), "-c", "core.fsmonitor=false", "archive",
+                        "--format=tar", commit, "--", *globs], stdout=fh, check=True)
         fh.seek(0)
         with tarfile.open(fileobj=fh) as tf:
             tf.extractall(dest, filter="data")
@@ -356,6 +358,7 @@ def main() -> None:
     hand = json.loads(QUESTIONS.read_text()) if QUESTIONS.exists() else []
     work = cache_root().parent / "bench-quality"
     rows: list[dict] = []
+    out = Path(args.out)
     for name in names:
         corpus = CORPORA[name]
         git_dir = Path(args.mirrors) / corpus.mirror / "repo"
@@ -376,7 +379,7 @@ def main() -> None:
         for commit in order:
             tmp = work / name / f"tree-{commit[:12]}"
             shutil.rmtree(tmp, ignore_errors=True)
-            snapshot(git_dir, commit, tmp)
+            snapshot(git_dir, commit, tmp, corpus.language)
             try:
                 t = time.perf_counter()
                 index_repository(tmp, store, name=name)
@@ -420,9 +423,8 @@ def main() -> None:
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         print(f"{name}: {kept} history questions", file=sys.stderr)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "rows.json").write_text(json.dumps(rows))
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "rows.json").write_text(json.dumps(rows))  # after each repository: a crash keeps them
     print(table(rows, systems, budgets))
 
 

@@ -61,7 +61,11 @@ def run(objects, views, query, p, policy, counter):
     return allocate(query, views, policy=policy, source=MappingObjectSource(objects), counter=counter, **p)
 
 
-@given(data=candidate_sets(), p=params, query=queries, policy=st.sampled_from(policy_names()))
+#: vital-fill renders numbered, multi-span text: test_fill.py checks it
+PAPER_FORMAT = [name for name in policy_names() if name != "vital-fill"]
+
+
+@given(data=candidate_sets(), p=params, query=queries, policy=st.sampled_from(PAPER_FORMAT))
 def test_budgets_renderings_and_whole_lines(counter, data, p, query, policy):
     objects, views = data
     result = run(objects, views, query, p, policy, counter)

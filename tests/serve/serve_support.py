@@ -4,6 +4,7 @@ stdio, streamable HTTP, or in memory."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -88,7 +89,8 @@ async def check_tool_list(session: ClientSession) -> None:
             assert prop.get("description"), f"{tool.name}.{name} has no description"
     ctx = tools["get_context"].input_schema
     assert ctx["required"] == ["query"]
-    assert "vital" in ctx["properties"]["policy"]["enum"]
+    assert {"vital", "vital-fill"} <= set(ctx["properties"]["policy"]["enum"])
+    assert ctx["properties"]["tests"]["enum"] == ["auto", "include", "exclude"]
     assert ctx["properties"]["budget"]["minimum"] == 1
     kinds = tools["neighbors"].input_schema["properties"]["kinds"]["anyOf"][0]
     assert "CALLS" in kinds["items"]["enum"]
@@ -99,15 +101,21 @@ async def check_every_tool(session: ClientSession) -> None:
     result = await session.call_tool("get_context", {"query": "Engine run prepare", "budget": 2000})
     answer = data(result)
     assert "class Engine" in result.content[0].text or "def run" in result.content[0].text  # type: ignore[union-attr]
+    assert re.search(r"^ *\d+ ", result.content[0].text, re.M)  # type: ignore[union-attr]  # numbered lines
     assert answer["context"] == result.content[0].text  # type: ignore[union-attr]
     compact = record_of_context(result)
-    assert compact["policy"] == "vital" and compact["budget"] == 2000
+    assert compact["policy"] == "vital-fill" and compact["budget"] == 2000
     assert 0 < compact["tokens"] <= 2000
     assert [o["slot"] for o in compact["objects"]] == list(range(1, len(compact["objects"]) + 1))
     for obj in compact["objects"]:
         assert {"id", "role", "path", "lines", "tokens_given", "tokens_used", "clipped"} <= set(obj)
         assert obj["tokens_used"] <= obj["tokens_given"]
     assert sum(o["tokens_used"] for o in compact["objects"]) <= 2000
+
+    plain = await session.call_tool("get_context", {"query": "Engine run prepare", "budget": 2000,
+                                                    "line_numbers": False, "tests": "exclude"})
+    assert not re.search(r"^ *\d+ ", plain.content[0].text, re.M)  # type: ignore[union-attr]
+    assert "test_" not in plain.content[0].text  # type: ignore[union-attr]
 
     clipped = record_of_context(await session.call_tool(
         "get_context", {"query": "Engine run prepare", "budget": 40, "policy": "raw-surface"}))

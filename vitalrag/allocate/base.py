@@ -199,6 +199,15 @@ def finish(policy: str, request: AllocationRequest, items: Sequence[Item],
     """Render ``items`` and assemble C(q) with its record."""
     render = render_with_authority if authority else render_without_authority
     texts, slots = render(items, request)
+    return finish_rendered(policy, request, items, slots, texts, decisions,
+                           extra_params={"rendering": "token-authority" if authority else "prefix",
+                                         **(extra_params or {})})
+
+
+def finish_rendered(policy: str, request: AllocationRequest, items: Sequence[Item],
+                    slots: Sequence[SlotRecord], texts: Sequence[str], decisions: Mapping[int, Fate],
+                    *, extra_params: Mapping[str, Any] | None = None) -> Allocation:
+    """Assemble C(q) and its record from slots a policy has already rendered."""
     slot_of_view = {s.view_id: s.slot for s in slots}
     views = []
     for rv in request.ranked:
@@ -209,8 +218,7 @@ def finish(policy: str, request: AllocationRequest, items: Sequence[Item],
                                   d.merged_into, slot))
     p = request.params
     params: dict[str, Any] = {"budget": p.budget, "k": p.k, "b_obj": p.b_obj, "b_min": p.b_min,
-                              "encoding": request.counter.name,
-                              "rendering": "token-authority" if authority else "prefix"}
+                              "encoding": request.counter.name}
     params.update(extra_params or {})
     record = AllocationRecord(
         policy=policy, params=params, query=request.query,
@@ -237,6 +245,6 @@ def make_request(query: str, views: Sequence[ScoredView], params: AllocationPara
 
 __all__ = [
     "Allocation", "AllocationParams", "AllocationRequest", "Fate", "Item", "Policy", "RankedView",
-    "finish", "make_request", "rank_views",
+    "finish", "finish_rendered", "make_request", "rank_views",
     "render_with_authority", "render_without_authority", "token_authority", "view_text",
 ]

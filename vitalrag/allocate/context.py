@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Sequence
 
 from vitalrag.allocate.api import allocate
 from vitalrag.allocate.base import Allocation
-from vitalrag.allocate.controls import get_policy
+from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
+from vitalrag.allocate.fill import TESTS_MODES, FillPolicy
 from vitalrag.errors import InputError
 from vitalrag.graph.store import DEFAULT_STORE
 from vitalrag.retrieve.api import RETRIEVERS, Retriever
@@ -30,7 +32,7 @@ DEFAULT_POOL = 50
 
 
 def check_context_args(query: str, file: str | None, line: int | None, *, policy: str,
-                       budget: int, k: int, pool: int, retriever: str) -> None:
+                       budget: int, k: int, pool: int, retriever: str, tests: str = "auto") -> None:
     """Reject what cannot work before any index is opened, so the message names
     the user's mistake rather than a missing store."""
     if not isinstance(query, str) or not query.strip():
@@ -41,6 +43,8 @@ def check_context_args(query: str, file: str | None, line: int | None, *, policy
     for name, value in (("budget", budget), ("k", k), ("pool", pool)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InputError(f"{name} must be a whole number >= 1, got {value!r}")
+    if tests not in TESTS_MODES:
+        raise InputError(f"tests must be one of {', '.join(TESTS_MODES)}, got {tests!r}")
     if line is not None and file is None:
         raise InputError("a line needs a file: give --file with --line")
     if line is not None and line < 1:
@@ -48,17 +52,21 @@ def check_context_args(query: str, file: str | None, line: int | None, *, policy
 
 
 def context_from(retriever_index: Retriever, query: str, file: str | None = None,
-                 line: int | None = None, *, policy: str = "vital", budget: int = 4096, k: int = 5,
-                 pool: int = DEFAULT_POOL, retriever: str = "fused", repo: str | None = None,
-                 b_obj: int = 1024, b_min: int = 128, counter: TokenCounter | None = None
-                 ) -> Allocation:
+                 line: int | None = None, *, policy: str = DEFAULT_POLICY, budget: int = 4096,
+                 k: int = 5, pool: int = DEFAULT_POOL, retriever: str = "fused",
+                 repo: str | Sequence[str] | None = None, b_obj: int = 1024, b_min: int = 128,
+                 counter: TokenCounter | None = None, tests: str = "auto",
+                 line_numbers: bool = True) -> Allocation:
     """``context`` over an already open ``Retriever`` (servers and evaluations
     that answer many queries keep one open)."""
     check_context_args(query, file, line, policy=policy, budget=budget, k=k, pool=pool,
-                       retriever=retriever)
+                       retriever=retriever, tests=tests)
     hits = retriever_index.search(query, k=pool, retriever=retriever, file=file, line=line, repo=repo)
     log.debug("retrieved %d views for %r with %s", len(hits), query, retriever)
-    result = allocate(query, hits, policy=policy, budget=budget, k=k, store=retriever_index.store,
+    chosen = get_policy(policy)
+    if isinstance(chosen, FillPolicy):
+        chosen = dataclasses.replace(chosen, tests=tests, line_numbers=line_numbers)  # type: ignore[arg-type]
+    result = allocate(query, hits, policy=chosen, budget=budget, k=k, store=retriever_index.store,
                       b_obj=b_obj, b_min=b_min, counter=counter)
     # The record also says where its candidates came from, so it explains itself.
     params = {**result.record.params, "retriever": retriever, "pool": pool}
@@ -71,10 +79,11 @@ def context_from(retriever_index: Retriever, query: str, file: str | None = None
 
 
 def context(query: str, file: str | None = None, line: int | None = None, *,
-            store: str = DEFAULT_STORE, index_dir: str | None = None, policy: str = "vital",
+            store: str = DEFAULT_STORE, index_dir: str | None = None, policy: str = DEFAULT_POLICY,
             budget: int = 4096, k: int = 5, pool: int = DEFAULT_POOL, retriever: str = "fused",
-            repo: str | None = None, b_obj: int = 1024, b_min: int = 128,
-            counter: TokenCounter | None = None) -> Allocation:
+            repo: str | Sequence[str] | None = None, b_obj: int = 1024, b_min: int = 128,
+            counter: TokenCounter | None = None, tests: str = "auto",
+            line_numbers: bool = True) -> Allocation:
     """Retrieve ``pool`` views for ``query`` from the index at ``store`` and
     allocate ``k`` slots and ``budget`` tokens among them with ``policy``.
 
@@ -82,12 +91,12 @@ def context(query: str, file: str | None = None, line: int | None = None, *,
     same-file peers come from the store. Raises ``InputError`` for bad
     arguments and ``StoreError`` when there is no index."""
     check_context_args(query, file, line, policy=policy, budget=budget, k=k, pool=pool,
-                       retriever=retriever)
+                       retriever=retriever, tests=tests)
     opened = Retriever.open(store, index_dir=index_dir)
     try:
         return context_from(opened, query, file, line, policy=policy, budget=budget, k=k, pool=pool,
                             retriever=retriever, repo=repo, b_obj=b_obj, b_min=b_min,
-                            counter=counter)
+                            counter=counter, tests=tests, line_numbers=line_numbers)
     finally:
         opened.store.close()
 

@@ -43,6 +43,7 @@ from vitalrag.allocate.base import (
     view_text,
 )
 from vitalrag.allocate.provenance import identifier_tokens, normalise_path
+from vitalrag.allocate.fill import FillPolicy
 from vitalrag.allocate.vital import Selected, VitalPolicy, object_decisions, quotient
 from vitalrag.errors import InputError
 
@@ -228,8 +229,13 @@ class MMR:
         return _finish_views(self.name, request, chosen, decisions, weight=self.weight)
 
 
+#: what ``context``, ``get_context`` and ``explain`` use unless told otherwise
+DEFAULT_POLICY = "vital-fill"
+
+
 def _policies() -> list[Policy]:
     return [
+        FillPolicy(),
         RawSurface(),
         ExactDedup(),
         Canonical5(),

@@ -29,7 +29,7 @@ from vitalrag.allocate.provenance import (
     object_identifier,
 )
 from vitalrag.graph.store import GraphStore
-from vitalrag.model import View, file_id
+from vitalrag.model import DEFINITION_KINDS, CodeObject, View, file_id
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,10 @@ class ObjectText:
     lines: tuple[str, ...]
     file: str = ""
     verbatim: bool = True
+    #: the object's kind in the graph (``method``, ``test``, ...); "" when unknown
+    kind: str = ""
+    #: the definitions directly inside this one, as (start_line, end_line, key), in source order
+    children: tuple[tuple[int, int, ObjectKey], ...] = ()
 
     @property
     def end_line(self) -> int:
@@ -138,6 +142,7 @@ class GraphObjectSource:
                 views: Mapping[ObjectKey, Sequence[View]]) -> dict[ObjectKey, ObjectText]:
         found = self.store.get_objects(keys)
         files: dict[str, list[str] | None] = {}
+        defs: dict[str, list[CodeObject]] = {}
         out: dict[ObjectKey, ObjectText] = {}
         for key in keys:
             obj = found.get(key)
@@ -153,8 +158,12 @@ class GraphObjectSource:
                 continue
             lines = tuple(file_lines[obj.start_line - 1:max(obj.end_line, obj.start_line)])
             signature = obj.signature or first_signature(lines)
+            if fid not in defs:
+                defs[fid] = [o for o in self.store.find_objects(repo=obj.repo, path=obj.path)
+                             if o.kind in DEFINITION_KINDS and o.start_line >= 1]
             out[key] = ObjectText(key, obj.path, obj.qualname or obj.name, signature,
-                                  obj.start_line, lines, f"{obj.repo}:{normalise_path(obj.path)}")
+                                  obj.start_line, lines, f"{obj.repo}:{normalise_path(obj.path)}",
+                                  kind=obj.kind, children=_children(obj, defs[fid]))
         missing = [k for k in keys if k not in out]
         if missing:
             out.update(self._fallback.objects(missing, views))
@@ -162,3 +171,17 @@ class GraphObjectSource:
 
     def same_file(self, keys: Sequence[ObjectKey]) -> dict[ObjectKey, frozenset[ObjectKey]]:
         return {k: frozenset(peers) for k, peers in self.store.same_file(keys).items()}
+
+
+def _children(obj: CodeObject, defs: Sequence[CodeObject]) -> tuple[tuple[int, int, ObjectKey], ...]:
+    """The definitions directly inside ``obj`` (inside it, and inside no other
+    definition that is inside it), in source order."""
+    inner = [d for d in defs if d.id != obj.id and obj.start_line <= d.start_line
+             and d.end_line <= obj.end_line and (d.start_line, d.end_line) != (obj.start_line, obj.end_line)]
+    inner.sort(key=lambda d: (d.start_line, -d.end_line))
+    out: list[tuple[int, int, ObjectKey]] = []
+    for d in inner:
+        if out and d.end_line <= out[-1][1]:
+            continue  # nested in the previous child
+        out.append((d.start_line, d.end_line, d.id))
+    return tuple(out)

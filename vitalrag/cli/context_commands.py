@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from vitalrag.allocate.context import DEFAULT_POOL, context
-from vitalrag.allocate.controls import policy_names
+from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
+from vitalrag.allocate.fill import TESTS_MODES
 from vitalrag.allocate.record import AllocationRecord, ViewDecision
 from vitalrag.allocate.report import render_html, spans_text, view_label
 from vitalrag.cli.index_commands import store_option
@@ -32,9 +33,15 @@ _OPTIONS = [
     click.option("--file", "file", help="The file the query is about (anchors the graph walk)."),
     click.option("--line", type=click.IntRange(min=1),
                  help="A line in --file (its enclosing object anchors the walk)."),
-    click.option("--repo", help="Repository to search when the store holds several."),
-    click.option("--policy", type=click.Choice(policy_names()), default="vital", show_default=True,
-                 help="Allocation policy: VITAL-RAG, a control or an ablation."),
+    click.option("--repo", multiple=True,
+                 help="Repository to search when the store holds several (repeat for several)."),
+    click.option("--policy", type=click.Choice(policy_names()), default=DEFAULT_POLICY, show_default=True,
+                 help="Allocation policy: vital-fill (for agents), vital (the paper's), a control or an ablation."),
+    click.option("--tests", type=click.Choice(TESTS_MODES), default="auto", show_default=True,
+                 help="Tests in the context (vital-fill): after the code unless the query is about "
+                      "tests (auto), ranked as retrieved (include), or never (exclude)."),
+    click.option("--line-numbers/--no-line-numbers", default=True, show_default=True,
+                 help="Number the shown lines (vital-fill)."),
     click.option("--budget", type=click.IntRange(min=1), default=4096, show_default=True,
                  help="Token budget B for the whole context."),
     click.option("-k", "--k", "k", type=click.IntRange(min=1), default=5, show_default=True,
@@ -62,8 +69,9 @@ def _allocate(query: str, opts: dict[str, Any]) -> Allocation:
         raise click.UsageError("empty query: say what code you are looking for")
     return context(query, opts["file"], opts["line"], store=opts["store_location"],
                    index_dir=opts["index_dir"], policy=opts["policy"], budget=opts["budget"],
-                   k=opts["k"], pool=opts["pool"], retriever=opts["retriever"], repo=opts["repo"],
-                   b_obj=opts["b_obj"], b_min=opts["b_min"])
+                   k=opts["k"], pool=opts["pool"], retriever=opts["retriever"],
+                   repo=list(opts["repo"]) or None, b_obj=opts["b_obj"], b_min=opts["b_min"],
+                   tests=opts["tests"], line_numbers=opts["line_numbers"])
 
 
 def _fate(v: ViewDecision, by_id: dict[str, ViewDecision]) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from vitalrag.errors import InputError
@@ -68,18 +68,34 @@ class Retriever:
         return self._embedder
 
     # -- single retrievers ----------------------------------------------------------
-    def bm25(self, query: str, k: int) -> list[tuple[int, float]]:
-        return self.index.sparse.search(query, k)
+    # ``allowed``: the repositories a search may return views of (None: every one).
+    # BM25 and FAISS search the whole index, so a filtered search fetches 4k, then
+    # 16k, ... hits until k of them are allowed or the index is exhausted (exact).
+    def bm25(self, query: str, k: int, allowed: frozenset[str] | None = None) -> list[tuple[int, float]]:
+        return self._restricted(lambda n: self.index.sparse.search(query, n), k, allowed)
 
-    def dense(self, query: str, k: int) -> list[tuple[int, float]]:
-        if self.index.dense is None:
+    def dense(self, query: str, k: int, allowed: frozenset[str] | None = None) -> list[tuple[int, float]]:
+        dense = self.index.dense
+        if dense is None:
             raise DenseUnavailable("this index has no embeddings (it was built with --no-embed); "
                                    "re-index without --no-embed, or use --retriever bm25 or walk")
         vector = self.embedder.encode([query])[0]
-        return self.index.dense.search(vector, k)
+        return self._restricted(lambda n: dense.search(vector, n), k, allowed)
+
+    def _restricted(self, fetch: Callable[[int], list[tuple[int, float]]], k: int,
+                    allowed: frozenset[str] | None) -> list[tuple[int, float]]:
+        if allowed is None:
+            return fetch(k)
+        size = len(self.index.views)
+        n = min(size, 4 * k)
+        while True:
+            hits = [(i, s) for i, s in fetch(n) if self.index.views[i].repo in allowed]
+            if len(hits) >= k or n >= size:
+                return hits[:k]
+            n = min(size, 4 * n)
 
     def walk(self, query: str, k: int, *, repo: str | None, file: str | None,
-             line: int | None) -> list[tuple[int, float]]:
+             line: int | None, allowed: frozenset[str] | None = None) -> list[tuple[int, float]]:
         seeds = anchors(self.store, query, self.index.names, repo=repo, path=file, line=line,
                         config=self.walk_config)
         scores = walk(self.store, seeds, self.walk_config)
@@ -87,7 +103,7 @@ class Retriever:
         out: list[tuple[int, float]] = []
         for node, score in ranked:
             pos = self._representative(node)
-            if pos is not None:
+            if pos is not None and (allowed is None or self.index.views[pos].repo in allowed):
                 out.append((pos, score))
             if len(out) >= k:
                 break
@@ -103,27 +119,30 @@ class Retriever:
 
     # -- the public search ----------------------------------------------------------
     def search(self, query: str, *, k: int = 20, retriever: str = "fused", file: str | None = None,
-               line: int | None = None, repo: str | None = None,
+               line: int | None = None, repo: str | Sequence[str] | None = None,
                weights: Mapping[str, float] | None = None) -> list[ScoredView]:
+        """The top ``k`` views for ``query``; ``repo`` (a name or several) limits
+        every retriever to those repositories."""
         if not query or not query.strip():
             raise InputError("empty query: say what code you are looking for")
         if retriever not in RETRIEVERS:
             raise InputError(f"unknown retriever {retriever!r}: choose one of {', '.join(RETRIEVERS)}")
         if k < 1:
             raise InputError(f"k must be at least 1, got {k}")
-        repo, file = self._locate(repo, file)
+        allowed, repo, file = self._scope(repo, file)
         if retriever == "bm25":
-            return self._scored(self.bm25(query, k), "bm25")
+            return self._scored(self.bm25(query, k, allowed), "bm25")
         if retriever == "dense":
-            return self._scored(self.dense(query, k), "dense")
+            return self._scored(self.dense(query, k, allowed), "dense")
         if retriever == "walk":
-            return self._scored(self.walk(query, k, repo=repo, file=file, line=line), "walk")
+            return self._scored(self.walk(query, k, repo=repo, file=file, line=line, allowed=allowed), "walk")
         rankings: dict[str, list[str]] = {
-            "bm25": [self.index.views[i].id for i, _ in self.bm25(query, POOL)],
-            "walk": [self.index.views[i].id for i, _ in self.walk(query, POOL, repo=repo, file=file, line=line)],
+            "bm25": [self.index.views[i].id for i, _ in self.bm25(query, POOL, allowed)],
+            "walk": [self.index.views[i].id for i, _ in self.walk(query, POOL, repo=repo, file=file,
+                                                                   line=line, allowed=allowed)],
         }
         if self.index.dense is not None:
-            rankings["dense"] = [self.index.views[i].id for i, _ in self.dense(query, POOL)]
+            rankings["dense"] = [self.index.views[i].id for i, _ in self.dense(query, POOL, allowed)]
         else:
             log.warning("index has no embeddings: fusing bm25 and walk only")
         fused = rrf(rankings, weights)[:k]
@@ -131,6 +150,30 @@ class Retriever:
 
     def _scored(self, hits: list[tuple[int, float]], name: str) -> list[ScoredView]:
         return [ScoredView(self.index.views[i], s, ((name, rank),)) for rank, (i, s) in enumerate(hits, 1)]
+
+    def _scope(self, repo: str | Sequence[str] | None, file: str | None
+               ) -> tuple[frozenset[str] | None, str | None, str | None]:
+        """The repositories searched (None: all), the one a --file is in, and its path."""
+        names = [repo] if isinstance(repo, str) else list(repo or ())
+        if len(names) <= 1:
+            one, path = self._locate(names[0] if names else None, file)
+            return (frozenset(names) if names and len(self.store.repositories()) > 1 else None), one, path
+        repos = self.store.repositories()
+        for r in names:
+            if r not in repos:
+                raise InputError(f"no repository {r!r} in {self.store.location} (have: {', '.join(repos)})")
+        one, path = (None, None)
+        if file is not None:
+            for r in names:
+                try:
+                    one, path = self._locate(r, file)
+                    break
+                except InputError:
+                    continue
+            else:
+                raise InputError(f"file {file!r} is not in the index of {', '.join(names)}")
+        allowed = frozenset(names)
+        return (None if allowed >= set(repos) else allowed), one, path
 
     def _locate(self, repo: str | None, file: str | None) -> tuple[str | None, str | None]:
         """The repository and repo-relative path a --file names."""

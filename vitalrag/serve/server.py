@@ -21,7 +21,8 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, WithJsonSchema
 
 from vitalrag import __version__
-from vitalrag.allocate.controls import policy_names
+from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
+from vitalrag.allocate.fill import TESTS_MODES
 from vitalrag.errors import VitalRAGError
 from vitalrag.model import EDGE_KINDS
 from vitalrag.serve.service import DIRECTIONS, MAX_DEPTH, MAX_K, ContextService
@@ -52,8 +53,15 @@ Line = Annotated[int | None, Field(description="A line in `file` (1-based); its 
                                   json_schema_extra=_range(1))]
 Budget = Annotated[int, Field(description="Token budget B of the whole context (cl100k_base tokens).",
                               json_schema_extra=_range(1))]
-Policy = Annotated[str, Field(description="Allocation policy: 'vital' (VITAL-RAG) or a control/ablation.",
+Policy = Annotated[str, Field(description="Allocation policy: 'vital-fill' (the default: VITAL-RAG's slots, "
+                                          "then the rest of the budget in rank order), 'vital' (the paper's "
+                                          "K=5), or a control/ablation.",
                               json_schema_extra={"enum": policy_names()})]
+Tests = Annotated[str, Field(description="Tests in the context: 'auto' (after the code, unless the query is "
+                                         "about tests), 'include' (as ranked) or 'exclude'.",
+                             json_schema_extra={"enum": list(TESTS_MODES)})]
+LineNumbers = Annotated[bool, Field(description="Number the shown source lines.")]
+Repo = Annotated[list[str] | None, Field(description="Only these repositories (when the index holds several).")]
 EdgeKind = Annotated[str, WithJsonSchema({"type": "string", "enum": list(EDGE_KINDS)})]
 ObjectId = Annotated[str, Field(description="A code object id, e.g. repo:path/to/file.py:Class.method "
                                             "(search and get_context return them).")]
@@ -77,11 +85,13 @@ def build_server(service: ContextService, *, name: str = "vitalrag") -> MCPServe
 
     @server.tool(annotations=READ_ONLY)
     def get_context(query: Query, file: File = None, line: Line = None, budget: Budget = 4096,
-                    policy: Policy = "vital") -> CallToolResult:
+                    policy: Policy = DEFAULT_POLICY, tests: Tests = "auto", line_numbers: LineNumbers = True,
+                    repo: Repo = None) -> CallToolResult:
         """The bounded context C(q) for a query: the selected code objects rendered within
         the token budget, then a compact record (each object's slot, id, lines, tokens
         given and used, and whether it was clipped)."""
-        data = _answer(lambda: service.get_context(query, file, line, budget=budget, policy=policy))
+        data = _answer(lambda: service.get_context(query, file, line, budget=budget, policy=policy,
+                                                   tests=tests, line_numbers=line_numbers, repo=repo))
         record = {k: v for k, v in data.items() if k != "context"}
         return CallToolResult(
             content=[TextContent(type="text", text=data["context"]),
@@ -100,10 +110,11 @@ def build_server(service: ContextService, *, name: str = "vitalrag") -> MCPServe
 
     @server.tool(annotations=READ_ONLY)
     def explain(query: Query, file: File = None, line: Line = None, budget: Budget = 4096,
-                policy: Policy = "vital") -> dict[str, Any]:
+                policy: Policy = DEFAULT_POLICY, tests: Tests = "auto", repo: Repo = None) -> dict[str, Any]:
         """The full allocation record for a query: every candidate view (representative,
         merged or dropped, and why) and every slot with its token share and rendered lines."""
-        return _answer(lambda: service.explain(query, file, line, budget=budget, policy=policy))
+        return _answer(lambda: service.explain(query, file, line, budget=budget, policy=policy,
+                                               tests=tests, repo=repo))
 
     @server.tool(annotations=READ_ONLY)
     def get_object(id: ObjectId) -> dict[str, Any]:  # noqa: A002 - the tool's argument name

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from vitalrag.allocate.context import DEFAULT_POOL, check_context_args, context_from
-from vitalrag.allocate.controls import policy_names
+from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
 from vitalrag.errors import InputError, ObjectNotFound, VitalRAGError
 from vitalrag.graph.memory import GRAPH_FILE
 from vitalrag.graph.store import Direction, GraphStore, is_server_uri, object_lines, open_store
@@ -134,10 +134,12 @@ class ContextService:
 
     # -- retrieval and allocation ---------------------------------------------------
     def get_context(self, query: str, file: str | None = None, line: int | None = None, *,
-                    budget: int = 4096, policy: str = "vital", k: int = 5,
-                    pool: int = DEFAULT_POOL) -> dict[str, Any]:
+                    budget: int = 4096, policy: str = DEFAULT_POLICY, k: int = 5,
+                    pool: int = DEFAULT_POOL, tests: str = "auto", line_numbers: bool = True,
+                    repo: str | Sequence[str] | None = None) -> dict[str, Any]:
         """C(q) and a compact record: each selected object with its slot and tokens."""
-        allocation = self._allocate(query, file, line, budget=budget, policy=policy, k=k, pool=pool)
+        allocation = self._allocate(query, file, line, budget=budget, policy=policy, k=k, pool=pool,
+                                    tests=tests, line_numbers=line_numbers, repo=repo)
         record = allocation.record
         return {
             "context": allocation.text,
@@ -153,19 +155,24 @@ class ContextService:
         }
 
     def explain(self, query: str, file: str | None = None, line: int | None = None, *,
-                budget: int = 4096, policy: str = "vital", k: int = 5,
-                pool: int = DEFAULT_POOL) -> dict[str, Any]:
+                budget: int = 4096, policy: str = DEFAULT_POLICY, k: int = 5,
+                pool: int = DEFAULT_POOL, tests: str = "auto",
+                repo: str | Sequence[str] | None = None) -> dict[str, Any]:
         """The full ``AllocationRecord``: every candidate view's fate and every slot."""
-        allocation = self._allocate(query, file, line, budget=budget, policy=policy, k=k, pool=pool)
+        allocation = self._allocate(query, file, line, budget=budget, policy=policy, k=k, pool=pool,
+                                    tests=tests, repo=repo)
         return allocation.record.to_dict()
 
     def _allocate(self, query: str, file: str | None, line: int | None, *, budget: int, policy: str,
-                  k: int, pool: int) -> Any:
+                  k: int, pool: int, tests: str = "auto", line_numbers: bool = True,
+                  repo: str | Sequence[str] | None = None) -> Any:
         # Checked before the index is touched, so the message names the mistake.
         check_context_args(query, file, line, policy=policy, budget=budget, k=k, pool=pool,
-                           retriever="fused")
+                           retriever="fused", tests=tests)
+        if not isinstance(line_numbers, bool):
+            raise InputError(f"line_numbers must be true or false, got {line_numbers!r}")
         return context_from(self._current(), query, file, line, policy=policy, budget=budget, k=k,
-                            pool=pool)
+                            pool=pool, tests=tests, line_numbers=line_numbers, repo=repo)
 
     def search(self, query: str, k: int = 10) -> list[dict[str, Any]]:
         """Ranked views from the fused dense, BM25 and graph-walk retrievers."""

@@ -1,0 +1,368 @@
+"""Renderings an agent can act on: what the ``vital-fill`` policy puts in C(q).
+
+One object's rendering is a descriptor naming the lines actually shown, then
+those lines, numbered::
+
+    --- src/pkg/mod.py:40-58,90-97 Parser (of 12-140)
+    --- sig: class Parser:                        (only when line 12 is not shown)
+    40  def parse(self, text: str) -> Tree:
+    ...
+    ⋮
+    90  def _peek(self) -> str:
+    --- called from src/pkg/cli.py:33-35          (when a call-site view won the slot)
+    33  tree = Parser().parse(text)
+
+- **Whole statements.** A clipped window grows in blocks that start where a
+  statement or definition starts (no open bracket, string or comment carried in
+  from the line before), so it never begins mid-call or inside a docstring, and
+  never ends inside one.
+- **Classes** that do not fit show their header (the lines before the first
+  member) and then whole members: first those the retrieval pointed at
+  (``focus``), then those whose lines share the most query tokens.
+- **Line numbers** are on by default (``line_numbers=False`` turns them off);
+  the descriptor's ranges are the shown lines, the object's own range follows
+  in ``(of a-b)`` when not all of it is shown.
+- Internal id suffixes (``#2``, ``#setter``) never reach the text.
+
+Every rendering starts with ``---`` and ends with a newline, so the tokens of a
+concatenation are the sum of the parts (as in ``render``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from vitalrag.allocate.render import Rendering, line_scores
+from vitalrag.allocate.source import ObjectText
+from vitalrag.tokens import TokenCounter
+
+GAP = "⋮\n"
+_SUFFIX = re.compile(r"#[A-Za-z0-9_]+")
+_CONTINUES = re.compile(r"(\\|,|\(|\[|\{|=|\+|-|\*|/|&&|\|\||\?|:|\.|->)\s*$")
+_HEADER_KINDS = frozenset({"class", "interface", "enum"})
+
+
+def display_identifier(identifier: str) -> str:
+    """The identifier without the index's disambiguation suffixes."""
+    return " ".join(_SUFFIX.sub("", identifier).split())
+
+
+def statement_starts(lines: Sequence[str]) -> list[bool]:
+    """For each line, whether a statement (or definition) may start there: no
+    bracket, triple-quoted string or block comment is open at its start, and
+    the line before does not end in a continuation (a backslash, an operator,
+    a comma). Blank lines never start one; a line starting with ``.`` or a
+    closing bracket continues the one before."""
+    out: list[bool] = []
+    depth = 0
+    quote: str | None = None  # an open triple quote or "*/"
+    prev = ""
+    for line in lines:
+        stripped = line.strip()
+        start = (depth == 0 and quote is None and bool(stripped)
+                 and not stripped.startswith((".", ")", "]", "}"))
+                 and not (prev and _continues(prev)))
+        out.append(start)
+        depth, quote = _scan(line, depth, quote)
+        if stripped:
+            prev = stripped
+    return out
+
+
+def _continues(prev: str) -> bool:
+    """A line ending so that the next one carries on its statement. A trailing
+    ``{`` or ``:`` opens a block, which ends no statement but starts new ones."""
+    if prev.endswith(("{", "}", ";")):
+        return False
+    if prev.endswith(":") and not prev.endswith("::"):
+        return False  # a Python block header (or a Java label / case)
+    if prev.startswith(("#", "//", "*", "/*", "@")):
+        return False
+    return bool(_CONTINUES.search(prev))
+
+
+def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None]:
+    i, n = 0, len(line)
+    while i < n:
+        if quote is not None:
+            j = line.find(quote, i)
+            if j < 0:
+                return depth, quote
+            i, quote = j + len(quote), None
+            continue
+        c = line[i]
+        if c == "#" or line.startswith("//", i):
+            break
+        if line.startswith(('"""', "'''"), i):
+            quote = line[i:i + 3]
+            i += 3
+        elif line.startswith("/*", i):
+            quote = "*/"
+            i += 2
+        elif c in "\"'":
+            j = i + 1
+            while j < n and line[j] != c:
+                j += 2 if line[j] == "\\" else 1
+            i = j + 1
+        else:
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth = max(depth - 1, 0)
+            i += 1
+    return depth, quote
+
+
+def blocks(lines: Sequence[str], lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """``lines[lo:hi]`` cut where statements start: (first, last) indices, inclusive."""
+    hi = len(lines) if hi is None else hi
+    starts = statement_starts(lines)
+    out: list[tuple[int, int]] = []
+    begin = lo
+    for i in range(lo + 1, hi):
+        if starts[i]:
+            out.append((begin, i - 1))
+            begin = i
+    if begin < hi:
+        out.append((begin, hi - 1))
+    return out
+
+
+def _ranges(shown: Sequence[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for i in sorted(shown):
+        if out and i == out[-1][1] + 1:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """A call of the object, shown when a call-site view won its slot."""
+
+    path: str
+    start_line: int
+    lines: tuple[str, ...]
+
+
+class _Builder:
+    """Assembles one object's text from a set of shown line indices."""
+
+    def __init__(self, obj: ObjectText, counter: TokenCounter, line_numbers: bool,
+                 call: CallSite | None) -> None:
+        self.obj, self.counter, self.numbers = obj, counter, line_numbers
+        self.width = len(str(obj.end_line))
+        self.call = call
+        self._line_cost: dict[int, int] = {}
+
+    def line(self, i: int) -> str:
+        text = self.obj.lines[i]
+        if not self.numbers:
+            return text + "\n"
+        return f"{self.obj.start_line + i:>{self.width}} {text}\n" if text else \
+            f"{self.obj.start_line + i:>{self.width}}\n"
+
+    def cost(self, i: int) -> int:
+        c = self._line_cost.get(i)
+        if c is None:
+            c = self._line_cost[i] = self.counter.count_lines((self.line(i),))[0]
+        return c
+
+    def descriptor(self, shown: set[int]) -> str:
+        obj = self.obj
+        ident = display_identifier(obj.identifier)
+        if not obj.lines or not obj.verbatim:
+            return f"--- {obj.path} {ident}".rstrip() + "\n"
+        spans = ",".join(f"{obj.start_line + a}-{obj.start_line + b}" if a != b else f"{obj.start_line + a}"
+                         for a, b in _ranges(shown))
+        whole = f"{obj.start_line}-{obj.end_line}"
+        tail = "" if len(shown) == len(obj.lines) else f" (of {whole})"
+        return f"--- {obj.path}:{spans or whole} {ident}{tail}".rstrip() + "\n"
+
+    def text(self, shown: set[int]) -> str:
+        parts = [self.descriptor(shown)]
+        if shown and 0 not in shown and self.obj.signature:
+            parts.append(f"--- sig: {' '.join(self.obj.signature.split())}\n")
+        last = None
+        for i in sorted(shown):
+            if last is not None and i != last + 1:
+                parts.append(GAP)
+            parts.append(self.line(i))
+            last = i
+        if self.call is not None:
+            parts.append(self.call_text())
+        return "".join(parts)
+
+    def call_text(self) -> str:
+        c = self.call
+        assert c is not None
+        end = c.start_line + len(c.lines) - 1
+        width = len(str(end))
+        body = "".join((f"{c.start_line + k:>{width}} {ln}\n" if self.numbers else ln + "\n")
+                       for k, ln in enumerate(c.lines))
+        return f"--- called from {c.path}:{c.start_line}-{end}\n{body}"
+
+
+def render_for_agent(obj: ObjectText, query_tokens: frozenset[str], budget: int,
+                     counter: TokenCounter, *, focus: Sequence[tuple[int, int]] = (),
+                     call: CallSite | None = None, line_numbers: bool = True) -> Rendering:
+    """The largest rendering of ``obj`` within ``budget`` tokens (see the module
+    docstring); ``focus`` are line ranges (file line numbers) the retrieval
+    pointed at inside it, strongest first. ``full_tokens`` is the whole object's."""
+    b = _Builder(obj, counter, line_numbers, call)
+    everything = set(range(len(obj.lines)))
+    full_text = b.text(everything)
+    full = counter.count(full_text)
+    if full <= budget:
+        return Rendering(full_text, full, full, _spans(obj, everything))
+    if call is not None and counter.count(b.call_text()) > budget // 4:
+        b.call = None  # not worth a quarter of the share
+    scores = line_scores(obj.lines, query_tokens - _own_tokens(obj))
+    focus_idx = [(max(a - obj.start_line, 0), min(z - obj.start_line, len(obj.lines) - 1))
+                 for a, z in focus if z >= obj.start_line and a <= obj.end_line]
+    if obj.children and (obj.kind in _HEADER_KINDS or not obj.kind):
+        shown = _members(obj, b, budget, scores, focus_idx)
+    else:
+        anchor = focus_idx[0][0] if focus_idx else (
+            max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores and max(scores) > 0 else 0)
+        shown = _window(b, budget, blocks(obj.lines), anchor, scores, set())
+    text = b.text(shown)
+    tokens = counter.count(text)
+    if tokens > budget or not shown:
+        text = b.descriptor(set())
+        tokens = counter.count(text)
+        if tokens > budget:
+            return Rendering("", 0, full, ())
+        shown = set()
+    return Rendering(text, tokens, full, _spans(obj, shown))
+
+
+def _own_tokens(obj: ObjectText) -> frozenset[str]:
+    from vitalrag.allocate.provenance import identifier_tokens
+
+    return identifier_tokens(obj.identifier)
+
+
+def _spans(obj: ObjectText, shown: set[int]) -> tuple[tuple[int, int], ...]:
+    if not obj.verbatim:
+        return ()
+    return tuple((obj.start_line + a, obj.start_line + z) for a, z in _ranges(sorted(shown)))
+
+
+def _fits(b: _Builder, shown: set[int], budget: int) -> bool:
+    return b.counter.count(b.text(shown)) <= budget
+
+
+def _window(b: _Builder, budget: int, units: list[tuple[int, int]], anchor: int,
+            scores: Sequence[int], base: set[int]) -> set[int]:
+    """Grow whole blocks around the block holding ``anchor`` (added to ``base``):
+    toward the side whose next block shares more query tokens, the shorter side
+    on ties, until neither side's next block fits."""
+    if not units:
+        return set(base)
+    at = next((k for k, (a, z) in enumerate(units) if a <= anchor <= z), 0)
+    shown = set(base)
+
+    def add(k: int) -> set[int]:
+        a, z = units[k]
+        return shown | set(range(a, z + 1))
+
+    first = add(at)
+    if not _fits(b, first, budget):
+        # the anchor's block alone is too big: whole lines around the anchor
+        return _lines_around(b, budget, units[at], anchor, shown)
+    shown = first
+    lo = hi = at
+    open_ = {"up": lo > 0, "down": hi < len(units) - 1}
+
+    def gain(k: int) -> int:
+        a, z = units[k]
+        return sum(scores[a:z + 1]) if scores else 0
+
+    while open_["up"] or open_["down"]:
+        sides = []
+        if open_["up"]:
+            sides.append((gain(lo - 1), -(at - lo), "up"))
+        if open_["down"]:
+            sides.append((gain(hi + 1), -(hi - at), "down"))
+        side = max(sides)[2]
+        k = lo - 1 if side == "up" else hi + 1
+        grown = add(k)
+        if not _fits(b, grown, budget):
+            open_[side] = False
+            continue
+        shown = grown
+        if side == "up":
+            lo = k
+            open_["up"] = lo > 0
+        else:
+            hi = k
+            open_["down"] = hi < len(units) - 1
+    return shown
+
+
+def _lines_around(b: _Builder, budget: int, unit: tuple[int, int], anchor: int,
+                  base: set[int]) -> set[int]:
+    """Inside one block too big to show whole: the lines from ``anchor`` down,
+    then up, while they fit (a last resort: a 300-line literal or docstring)."""
+    shown = set(base)
+    lo = hi = anchor
+    if not _fits(b, shown | {anchor}, budget):
+        return shown
+    shown.add(anchor)
+    grew = True
+    while grew:
+        grew = False
+        for k in (hi + 1, lo - 1):
+            if unit[0] <= k <= unit[1] and k not in shown and _fits(b, shown | {k}, budget):
+                shown.add(k)
+                lo, hi = min(lo, k), max(hi, k)
+                grew = True
+    return shown
+
+
+def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
+             focus: Sequence[tuple[int, int]]) -> set[int]:
+    """A container that does not fit: its header, then whole members."""
+    child = [(s - obj.start_line, e - obj.start_line) for s, e, _ in obj.children]
+    first_child = child[0][0] if child else len(obj.lines)
+    header_units = blocks(obj.lines, 0, first_child)
+    shown: set[int] = set()
+    # the header from the top, whole blocks, while it fits in half the share
+    for a, z in header_units:
+        grown = shown | set(range(a, z + 1))
+        if not _fits(b, grown, budget // 2 if shown else budget):
+            break
+        shown = grown
+    focus_children = []
+    for fa, fz in focus:
+        for c in child:
+            if c[0] <= fa and fz <= c[1] and c not in focus_children:
+                focus_children.append(c)
+    ranked = sorted((c for c in child if c not in focus_children and sum(scores[c[0]:c[1] + 1]) > 0),
+                    key=lambda c: (-sum(scores[c[0]:c[1] + 1]), c[0]))
+    windowed = False
+    for a, z in [*focus_children, *ranked]:
+        grown = shown | set(range(a, z + 1))
+        if _fits(b, grown, budget):
+            shown = grown
+        elif not windowed:
+            # the most wanted member that does not fit whole: a window inside it
+            windowed = True
+            anchor = max(range(a, z + 1), key=lambda i: (scores[i], -i)) if scores else a
+            shown = _window(b, budget, blocks(obj.lines, a, z + 1), anchor, scores, shown)
+    if not focus_children and not ranked:
+        # nothing points inside: the members from the top, as they fit
+        for a, z in child:
+            grown = shown | set(range(a, z + 1))
+            if not _fits(b, grown, budget):
+                break
+            shown = grown
+    return shown
+
+
+__all__ = ["CallSite", "blocks", "display_identifier", "render_for_agent", "statement_starts"]

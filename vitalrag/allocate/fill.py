@@ -1,0 +1,319 @@
+"""``vital-fill``: the allocation agents get by default (``context``, ``get_context``,
+``explain``). VITAL-RAG's invariants, and the whole budget used.
+
+1. **Quotient** (as ``vital``): one slot per object; an object's score is its
+   strongest view's. A ``test`` view (a test that exercises the object) only
+   supports its object: it sets the score only when the object has no other view,
+   and then at half.
+2. **Ranking for the question.** An object the query names exactly (a qualified
+   name such as ``JsonPrimitive.hashCode``, or a code-like identifier such as
+   ``send_request`` or ``parseHeader``) comes first. Tests come after every
+   implementation object unless the question is about tests (``tests="auto"``:
+   the query says test, fixture, mock, assert, ...); ``"include"`` ranks them as
+   retrieved, ``"exclude"`` drops them.
+3. **Containment.** An object and an object it contains never both take a slot:
+   an object inside one already chosen is merged into it (and steers its
+   window: the container shows it first); an object containing one already
+   chosen is left out (its member is there).
+4. **Core and companion** (as ``vital``): the first K-1 objects, then the best
+   remaining object in a core object's file that shares an identifier with the
+   query, else the best remaining one. Their shares are Eq. 4's.
+5. **Filling.** K is a minimum, not a cap: a share a rendering did not use
+   returns to the budget, and further objects are admitted in rank order, each
+   with min(d_i, b_obj, budget left), until the next one would get less than
+   min(d_i, b_min). The shares never add up to more than B.
+6. **Rendering** (``agent_render``): shown line ranges in the descriptor, line
+   numbers, whole statements, class header plus the members asked for, the call
+   site when a call-site view won the slot.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from vitalrag.allocate.agent_render import CallSite, render_for_agent
+from vitalrag.allocate.base import (
+    Allocation,
+    AllocationRequest,
+    Fate,
+    Item,
+    RankedView,
+    finish_rendered,
+    token_authority,
+    view_text,
+)
+from vitalrag.allocate.provenance import ObjectKey, identifier_tokens, object_identifier
+from vitalrag.allocate.record import Role, SlotRecord
+from vitalrag.allocate.render import Rendering
+from vitalrag.allocate.source import ObjectText
+from vitalrag.allocate.vital import ObjectGroup, SameFile, quotient
+
+TestsMode = Literal["auto", "include", "exclude"]
+TESTS_MODES: tuple[str, ...] = ("auto", "include", "exclude")
+#: query words that make a question about tests (``tests="auto"``)
+TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtures", "pytest", "unittest",
+                        "junit", "mock", "mocks", "assert", "assertion", "assertions", "conftest"})
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def is_test_path(path: str) -> bool:
+    """A path under a test folder, or a test file by name (``test_x.py``, ``XTest.java``)."""
+    parts = path.replace("\\", "/").lower().split("/")
+    name = parts[-1]
+    return (any(p in ("test", "tests", "testing") for p in parts[:-1]) or name.startswith("test_")
+            or name == "conftest.py" or name.endswith(("_test.py", "_test.go", "test.java", "tests.java",
+                                                       ".test.js", ".test.ts", ".spec.js", ".spec.ts")))
+
+
+def is_test(obj: ObjectText) -> bool:
+    return obj.kind == "test" or is_test_path(obj.path)
+
+
+def named_in_query(query: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(qualified names, code-like identifiers) the query spells out. A word is
+    code-like when it has an underscore or an inner capital (``send_request``,
+    ``parseHeader``, ``HTTPAdapter``), or is followed by ``(``."""
+    dotted = frozenset(m.group(0).casefold() for m in _DOTTED.finditer(query))
+    words = set()
+    for m in _WORD.finditer(query):
+        w = m.group(0)
+        follows = query[m.end():m.end() + 1]
+        if "_" in w.strip("_") or re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", w) or (
+                follows == "(" and len(w) > 2) or (w[:1].isupper() and any(c.islower() for c in w[1:])
+                                                  and len(w) > 3 and m.start() > 0):
+            words.add(w.casefold())
+    return dotted, frozenset(words)
+
+
+def names_match(obj: ObjectText, dotted: frozenset[str], words: frozenset[str]) -> bool:
+    qual = re.sub(r"#\w+|\(.*\)$", "", obj.identifier).casefold()
+    if not qual:
+        return False
+    if any(qual == d or qual.endswith("." + d) for d in dotted):
+        return True
+    return qual.rsplit(".", 1)[-1] in words or qual in words
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    group: ObjectGroup
+    text: ObjectText
+    score: float
+    tier: int  # 0 named by the query, 1 implementation, 2 tests
+
+    @property
+    def key(self) -> ObjectKey:
+        return self.group.key
+
+
+@dataclass
+class _Slot:
+    cand: _Candidate
+    role: Role
+    reason: str
+    focus: list[tuple[int, int]] = field(default_factory=list)
+    merged: list[ObjectKey] = field(default_factory=list)
+
+
+def _support_score(g: ObjectGroup) -> tuple[RankedView, float]:
+    """The object's representative and score: its strongest view that is not a
+    test of it; a test view only when there is nothing else, at half."""
+    for rv in g.views:
+        if rv.view.kind != "test":
+            return rv, rv.score
+    return g.views[0], g.views[0].score / 2
+
+
+def _contains(a: ObjectText, b: ObjectText) -> bool:
+    return (a.file == b.file and bool(a.file) and a.verbatim and b.verbatim and a.key != b.key
+            and a.start_line <= b.start_line and b.end_line <= a.end_line
+            and (a.start_line, a.end_line) != (b.start_line, b.end_line))
+
+
+@dataclass(frozen=True, slots=True)
+class FillPolicy:
+    """The agent-facing allocation: ``vital``'s invariants, budget-filling,
+    containment-aware, ranked for the question (see the module docstring)."""
+
+    name: str = "vital-fill"
+    description: str = ("VITAL-RAG's quotient, companion and Eq. 4 shares, then more objects in rank "
+                        "order while the budget lasts; containment-aware; tests after code; "
+                        "numbered, statement-complete windows")
+    tests: TestsMode = "auto"
+    line_numbers: bool = True
+
+    def allocate(self, request: AllocationRequest) -> Allocation:
+        p = request.params
+        groups = quotient(request.ranked)
+        keys = [g.key for g in groups]
+        views = {g.key: [rv.view for rv in g.views] for g in groups}
+        texts = request.source.objects(keys, views)
+        about_tests = bool(identifier_tokens(request.query) & TEST_WORDS)
+        dotted, words = named_in_query(request.query)
+        fates: dict[ObjectKey, str] = {}
+        cands: list[_Candidate] = []
+        for g in groups:
+            text = texts.get(g.key) or view_text(g.rep)
+            rep, score = _support_score(g)
+            test = is_test(text)
+            if test and self.tests == "exclude":
+                fates[g.key] = "a test, and tests are excluded (--tests exclude)"
+                continue
+            tier = 0 if names_match(text, dotted, words) else 1
+            if test and self.tests == "auto" and not about_tests:
+                tier = 2
+            cands.append(_Candidate(ObjectGroup(g.key, (rep, *[v for v in g.views if v is not rep])),
+                                    text, score, tier))
+        cands.sort(key=lambda c: (c.tier, -c.score, c.key))
+        n = len(cands)
+        rank_of = {c.key: i for i, c in enumerate(cands, 1)}
+        slots: list[_Slot] = []
+
+        def place(c: _Candidate) -> bool:
+            """Merge ``c`` into a chosen container, or leave it out beside a chosen
+            member; True when it still needs a slot of its own."""
+            for s in slots:
+                if _contains(s.cand.text, c.text):
+                    s.focus.append((c.text.start_line, c.text.end_line))
+                    s.merged.append(c.key)
+                    fates[c.key] = f"inside {s.cand.key}, which holds a slot: shown there"
+                    return False
+                if _contains(c.text, s.cand.text):
+                    fates[c.key] = f"contains {s.cand.key}, which holds a slot"
+                    return False
+            return True
+
+        # core: the first K-1 objects (after containment)
+        k_core = max(p.k - 1, 0)
+        rest: list[_Candidate] = []
+        for c in cands:
+            if len(slots) < k_core:
+                if place(c):
+                    slots.append(_Slot(c, "core", f"core: object ranked {rank_of[c.key]} of {n}"
+                                       + (" (named by the query)" if c.tier == 0 else "")))
+            else:
+                rest.append(c)
+        # companion (Eq. 3), else the best remaining object
+        if p.k >= 1:
+            peers = request.same_file([s.cand.key for s in slots]) if slots else {}
+            same = SameFile([s.cand.group for s in slots], peers)
+            pick: _Slot | None = None
+            for c in list(rest):
+                if not place(c):
+                    rest.remove(c)
+                    continue
+                host = same.host(c.group)
+                if host is None:
+                    continue
+                shared = request.query_tokens & (identifier_tokens(c.group.rep.view.text)
+                                                 | identifier_tokens(object_identifier(c.group.rep.view)))
+                if shared:
+                    pick = _Slot(c, "companion", f"companion: in the file of core object {host.key}, "
+                                 f"shares {', '.join(sorted(shared))} with the query")
+                    break
+            if pick is None and rest:
+                pick = _Slot(rest[0], "fill", "fill: no remaining object qualifies as a companion; "
+                             "best remaining object")
+            if pick is not None:
+                rest.remove(pick.cand)
+                slots.append(pick)
+        # Eq. 4 over the portfolio, each rendered; an unused share returns to the budget
+        renders: list[Rendering] = []
+        calls = [_call_site(s.cand) for s in slots]
+        fulls = [render_for_agent(s.cand.text, request.query_tokens, 1 << 30, request.counter,
+                                  call=call, line_numbers=self.line_numbers)
+                 for s, call in zip(slots, calls)]
+        shares = token_authority([f.tokens for f in fulls], p.budget, p.b_obj, p.b_min)
+        for s, call, b, full in zip(slots, calls, shares, fulls):
+            renders.append(full if full.tokens <= b else self._render(s, b, call, request))
+        used = sum(r.tokens for r in renders)
+        # filling: further objects in rank order while the budget lasts
+        stop = ""
+        for c in rest:
+            if stop:
+                fates.setdefault(c.key, stop)
+                continue
+            if not place(c):
+                continue
+            s = _Slot(c, "fill", f"fill: object ranked {rank_of[c.key]} of {n}, admitted while budget "
+                      "remained")
+            call = _call_site(c)
+            full = render_for_agent(c.text, request.query_tokens, 1 << 30, request.counter,
+                                    call=call, line_numbers=self.line_numbers)
+            left = p.budget - used
+            share = min(full.tokens, p.b_obj, left)
+            if share < min(full.tokens, p.b_min):
+                stop = (f"object ranked {rank_of[c.key]} of {n}: the budget left ({left} tokens) is under "
+                        f"its floor min(d={full.tokens}, b_min={p.b_min})")
+                fates[c.key] = stop
+                continue
+            r = full if full.tokens <= share else self._render(s, share, call, request)
+            if r.tokens == 0:
+                fates[c.key] = f"object ranked {rank_of[c.key]} of {n}: not even its descriptor fits"
+                continue
+            slots.append(s)
+            renders.append(r)
+            used += r.tokens
+        return self._finish(request, slots, renders, groups, fates)
+
+    def _render(self, s: _Slot, budget: int, call: CallSite | None,
+                request: AllocationRequest) -> Rendering:
+        return render_for_agent(s.cand.text, request.query_tokens, budget, request.counter,
+                                focus=s.focus, call=call, line_numbers=self.line_numbers)
+
+    def _finish(self, request: AllocationRequest, slots: Sequence[_Slot], renders: Sequence[Rendering],
+                groups: Sequence[ObjectGroup], fates: Mapping[ObjectKey, str]) -> Allocation:
+        p = request.params
+        items, records = [], []
+        for i, (s, r) in enumerate(zip(slots, renders), start=1):
+            rep = s.cand.group.rep
+            reason = s.reason + (f"; shows {', '.join(s.merged)} inside it" if s.merged else "")
+            items.append(Item(s.cand.key, s.role, rep, s.cand.text, reason))
+            # the share is settled at what the rendering used: the rest went back to the budget
+            records.append(SlotRecord(
+                slot=i, key=s.cand.key, object_key=rep.key, role=s.role, score=s.cand.score,
+                view_id=rep.view.id, path=s.cand.text.path, identifier=s.cand.text.identifier,
+                d=r.full_tokens, b=r.tokens, tokens=r.tokens, clipped=r.clipped, spans=r.spans,
+                reason=reason))
+        chosen = {s.cand.key: s for s in slots}
+        rep_of = {g.key: g.rep for g in groups}
+        decisions: dict[int, Fate] = {}
+        for g in groups:
+            slot = chosen.get(g.key)
+            for rv in g.views:
+                if slot is not None:
+                    if rv is slot.cand.group.rep:
+                        decisions[rv.rank] = Fate("representative", slot.reason)
+                    else:
+                        decisions[rv.rank] = Fate("merged", f"another view of {g.key} represents it; "
+                                                  "the object holds a slot",
+                                                  merged_into=slot.cand.group.rep.view.id)
+                    continue
+                host = next((s for s in slots if g.key in s.merged), None)
+                if host is not None:
+                    decisions[rv.rank] = Fate("merged", fates.get(g.key, "inside a chosen object"),
+                                              merged_into=host.cand.group.rep.view.id)
+                elif rv is rep_of[g.key]:
+                    decisions[rv.rank] = Fate("dropped", fates.get(g.key, "not reached"))
+                else:
+                    decisions[rv.rank] = Fate("merged", f"another view of {g.key} (rank "
+                                              f"{rep_of[g.key].rank}) represents it; the object got no slot",
+                                              merged_into=rep_of[g.key].view.id)
+        return finish_rendered(self.name, request, items, records, [r.text for r in renders], decisions,
+                               extra_params={"k_min": p.k, "tests": self.tests,
+                                             "line_numbers": self.line_numbers, "unit": "object",
+                                             "rendering": "agent"})
+
+
+def _call_site(c: _Candidate) -> CallSite | None:
+    v = c.group.rep.view
+    if v.kind != "call_site":
+        return None
+    return CallSite(v.path, v.start_line, tuple(v.text.splitlines()))
+
+
+__all__ = ["TESTS_MODES", "TEST_WORDS", "FillPolicy", "is_test", "is_test_path", "named_in_query"]
