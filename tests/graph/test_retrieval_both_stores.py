@@ -57,3 +57,26 @@ def test_walk_uses_the_graph_of_each_store(store, repo, tmp_path):
     assert scores[f"{repo}:pkg/core.py:Runner.go"] == 1.0
     assert scores[f"{repo}:pkg/core.py:helper_local"] == pytest.approx(0.5)
     assert scores[f"{repo}:pkg/base.py:Base"] == pytest.approx(0.8)
+
+
+def test_repo_filters_every_retriever_and_the_context(store, repo, tmp_path):
+    """Two repositories with the same code in one store: --repo keeps every
+    retriever, and so the context, inside the ones named."""
+    other = f"{repo}b"  # starts with the test's prefix, so the Neo4j namespace is purged
+    for name in (repo, other):
+        index_repository(FIXTURES / "py_resolution", store, name=name, workers=1)
+    RetrievalIndex.build(store, tmp_path / "two", embedder=HashingEmbedder(64), repos=[repo, other])
+    r = Retriever(store, RetrievalIndex.load(tmp_path / "two"), HashingEmbedder(64))
+    for retriever in ("bm25", "dense", "walk", "fused"):
+        both = {h.view.repo for h in r.search("make an engine and run it", retriever=retriever, k=40)}
+        assert both == {repo, other}, retriever
+        for only in (repo, other):
+            hits = r.search("make an engine and run it", retriever=retriever, k=40, repo=only)
+            assert hits and {h.view.repo for h in hits} == {only}, retriever
+        several = r.search("make an engine and run it", retriever=retriever, k=40, repo=[repo, other])
+        assert {h.view.repo for h in several} == {repo, other}
+    from vitalrag.allocate import context_from
+
+    result = context_from(r, "make an engine and run it", repo=other, budget=2048)
+    assert result.record.slots and {s.key.split(":")[0] for s in result.record.slots} == {other}
+    assert len({s.key for s in result.record.slots}) == len(result.record.slots)

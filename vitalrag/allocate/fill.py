@@ -76,11 +76,16 @@ def is_test(obj: ObjectText) -> bool:
 def named_in_query(query: str) -> tuple[frozenset[str], frozenset[str]]:
     """(qualified names, code-like identifiers) the query spells out. A word is
     code-like when it has an underscore or an inner capital (``send_request``,
-    ``parseHeader``, ``HTTPAdapter``), or is followed by ``(``."""
-    dotted = frozenset(m.group(0).casefold() for m in _DOTTED.finditer(query))
+    ``parseHeader``, ``HTTPAdapter``), is followed by ``(``, or is a capitalised
+    name past the query's first word (``Session``). The parts of a qualified
+    name are not words of their own."""
+    spans = [m.span() for m in _DOTTED.finditer(query)]
+    dotted = frozenset(query[a:b].casefold() for a, b in spans)
     words = set()
     for m in _WORD.finditer(query):
         w = m.group(0)
+        if any(a <= m.start() < b for a, b in spans):
+            continue  # part of a qualified name: JsonPrimitive.hashCode is not every hashCode
         follows = query[m.end():m.end() + 1]
         if "_" in w.strip("_") or re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", w) or (
                 follows == "(" and len(w) > 2) or (w[:1].isupper() and any(c.islower() for c in w[1:])

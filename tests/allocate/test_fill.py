@@ -1,0 +1,274 @@
+"""vital-fill: the agent-facing allocation (budget filling, containment, tests
+after code, names the query spells, numbered statement-complete rendering)."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vitalrag.allocate import MappingObjectSource, ObjectText, allocate
+from vitalrag.allocate.agent_render import blocks, display_identifier, render_for_agent, statement_starts
+from vitalrag.allocate.fill import FillPolicy, is_test_path, named_in_query
+from vitalrag.model import ScoredView, View
+
+from .test_allocation_properties import candidate_sets, params, queries
+
+REPO = "demo"
+_DESC = re.compile(r"^--- (?P<path>\S+?):(?P<spans>[\d,-]+) (?P<ident>.*?)(?: \(of (?P<a>\d+)-(?P<b>\d+)\))?$")
+
+
+def obj(path: str, qual: str, text: str, *, start: int = 1, kind: str = "function",
+        children: tuple = ()) -> ObjectText:
+    lines = tuple(text.splitlines())
+    return ObjectText(f"{REPO}:{path}:{qual}", path, qual, lines[0].strip(), start, lines,
+                      f"{REPO}:{path}", kind=kind, children=children)
+
+
+def sv(o: ObjectText, score: float, kind: str = "body", *, text: str | None = None,
+       path: str | None = None, start: int | None = None) -> ScoredView:
+    body = text if text is not None else "\n".join(o.lines)
+    s = o.start_line if start is None else start
+    return ScoredView(View(f"{o.key}#{kind}:{s}", o.key, kind, path or o.path, s,
+                           s + len(body.splitlines()) - 1, body, repo=REPO), score)
+
+
+def run(query, views, objects, policy=FillPolicy(), **p):
+    return allocate(query, views, policy=policy, source=MappingObjectSource({o.key: o for o in objects}), **p)
+
+
+def parse(part: str) -> tuple[dict, dict[int, str]]:
+    """A vital-fill rendering: its descriptor fields and its numbered source lines."""
+    lines = part.split("\n")
+    assert lines[-1] == "" and lines[0].startswith("--- ")
+    m = _DESC.match(lines[0])
+    head = m.groupdict() if m else {"path": None, "spans": ""}
+    shown: dict[int, str] = {}
+    for line in lines[1:-1]:
+        if line.startswith("--- called from"):
+            break
+        if line.startswith("--- sig: ") or line == "⋮":
+            continue
+        m = re.match(r"^ *(\d+)(?: (.*))?$", line)
+        assert m, line
+        shown[int(m.group(1))] = m.group(2) or ""
+    return head, shown
+
+
+def small(i: int, path: str = "pkg/core.py") -> ObjectText:
+    return obj(path, f"helper_{i}", f"def helper_{i}(x):\n    return x + {i}\n", start=10 * i + 1)
+
+
+# -- budget filling ------------------------------------------------------------------
+
+def test_k_is_a_minimum_the_budget_is_filled(counter):
+    objects = [small(i) for i in range(12)]
+    views = [sv(o, 1.0 - i / 20) for i, o in enumerate(objects)]
+    rec = run("helper", views, objects, counter=counter, budget=4096).record
+    assert len(rec.slots) == 12 and rec.slots[4].role == "companion"
+    assert [s.role for s in rec.slots[5:]] == ["fill"] * 7
+    vital = allocate("helper", views, policy="vital", source=MappingObjectSource({o.key: o for o in objects}),
+                     counter=counter, budget=4096).record
+    assert len(vital.slots) == 5
+
+
+def test_filling_stops_when_the_next_share_would_fall_under_the_floor(counter):
+    big = [obj("pkg/big.py", f"f{i}", "\n".join([f"def f{i}():"] + [f"    x_{j} = compute({j}, {i})"
+                                                                     for j in range(80)]),
+               start=100 * i + 1) for i in range(6)]
+    views = [sv(o, 1.0 - i / 10) for i, o in enumerate(big)]
+    rec = run("compute", views, big, counter=counter, budget=1500, b_obj=400, b_min=128).record
+    assert sum(s.b for s in rec.slots) <= 1500 and rec.tokens <= 1500
+    assert all(s.tokens <= 400 for s in rec.slots)
+    left = 1500 - rec.tokens
+    dropped = [v for v in rec.views if v.status == "dropped"]
+    assert left < 128 or not dropped
+    assert any("under its floor" in v.reason for v in dropped)
+
+
+@given(data=candidate_sets(), p=params, query=queries, tests=st.sampled_from(["auto", "include", "exclude"]))
+def test_shares_and_renderings_hold_their_promises(counter, data, p, query, tests):
+    objects, views = data
+    result = allocate(query, views, policy=FillPolicy(tests=tests), source=MappingObjectSource(objects),
+                      counter=counter, **p)
+    rec = result.record
+    assert result.text == "".join(result.parts) and len(result.parts) == len(rec.slots)
+    # the shares (settled at what each rendering used) never exceed B, nor b_obj each
+    assert counter.count(result.text) == rec.tokens == sum(s.b for s in rec.slots) <= p["budget"]
+    assert all(s.tokens <= s.b <= p["b_obj"] for s in rec.slots)
+    assert len({s.key for s in rec.slots}) == len(rec.slots)
+    for slot, part in zip(rec.slots, result.parts):
+        if not part:
+            continue
+        head, shown = parse(part)
+        src = objects.get(slot.key)
+        if src is None or not slot.spans:
+            continue
+        # every numbered line is the source line of that number, whole; the
+        # descriptor names exactly the shown ranges
+        for n, text in shown.items():
+            assert src.lines[n - src.start_line] == text
+        assert sorted(shown) == [n for a, b in slot.spans for n in range(a, b + 1)]
+        assert head["spans"] == ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in slot.spans)
+
+
+# -- containment ------------------------------------------------------------------------
+
+CLASS_SRC = """class Engine:
+    \"\"\"Runs jobs.\"\"\"
+
+    def prepare(self, job):
+        return job.ready()
+
+    def run(self, job):
+        self.prepare(job)
+        return job.go()
+"""
+
+
+def _engine():
+    prepare = obj("pkg/core.py", "Engine.prepare", "    def prepare(self, job):\n        return job.ready()",
+                  start=4, kind="method")
+    run_ = obj("pkg/core.py", "Engine.run", "    def run(self, job):\n        self.prepare(job)\n"
+               "        return job.go()", start=7, kind="method")
+    cls = obj("pkg/core.py", "Engine", CLASS_SRC, kind="class",
+              children=((4, 5, prepare.key), (7, 9, run_.key)))
+    return cls, prepare, run_
+
+
+def test_a_member_of_a_chosen_class_is_shown_inside_it_not_again(counter):
+    cls, prepare, run_ = _engine()
+    other = small(7, "pkg/util.py")
+    views = [sv(cls, 0.9), sv(prepare, 0.8), sv(other, 0.7), sv(run_, 0.6)]
+    result = run("engine prepare", views, [cls, prepare, run_, other], counter=counter)
+    keys = [s.key for s in result.record.slots]
+    assert cls.key in keys and prepare.key not in keys and run_.key not in keys
+    assert result.text.count("def prepare") == 1
+    fates = {v.object_key: v for v in result.record.views}
+    assert fates[prepare.key].status == "merged" and "inside" in fates[prepare.key].reason
+
+
+def test_a_class_after_its_chosen_member_gets_no_slot(counter):
+    cls, prepare, run_ = _engine()
+    views = [sv(prepare, 0.9), sv(cls, 0.8)]
+    rec = run("engine prepare", views, [cls, prepare, run_], counter=counter).record
+    assert [s.key for s in rec.slots] == [prepare.key]
+    assert "contains" in next(v.reason for v in rec.views if v.object_key == cls.key)
+
+
+def test_a_clipped_class_shows_its_header_and_the_members_asked_for(counter):
+    methods = []
+    lines = ["class Big:", '    """Many methods."""', ""]
+    for i in range(30):
+        start = len(lines) + 1
+        lines += [f"    def m{i}(self):", f"        return self.value_{i} * {i}", ""]
+        methods.append((start, start + 1, f"{REPO}:pkg/big.py:Big.m{i}"))
+    big = obj("pkg/big.py", "Big", "\n".join(lines), kind="class", children=tuple(methods))
+    r = render_for_agent(big, frozenset({"value_17"}), 120, counter)
+    assert r.clipped and r.tokens <= 120
+    assert "class Big:" in r.text and "def m17" in r.text and "return self.value_17" in r.text
+    assert "def m3(" not in r.text and "⋮" in r.text
+    assert len(r.spans) == 2 and r.spans[0][0] == 1
+
+
+# -- ranking for the question ----------------------------------------------------------
+
+def test_tests_come_after_code_unless_asked_for(counter):
+    code = small(1)
+    t = obj("tests/test_core.py", "test_helper", "def test_helper():\n    assert helper_1(1) == 2\n",
+            kind="test")
+    views = [sv(t, 0.9), sv(code, 0.5)]
+    auto = run("helper result", views, [code, t], counter=counter, k=1).record
+    assert [s.key for s in auto.slots] == [code.key, t.key]
+    asked = run("the test of helper", views, [code, t], counter=counter, k=1).record
+    assert [s.key for s in asked.slots] == [t.key, code.key]
+    included = run("helper result", views, [code, t], FillPolicy(tests="include"), counter=counter, k=1).record
+    assert included.slots[0].key == t.key
+    excluded = run("helper result", views, [code, t], FillPolicy(tests="exclude"), counter=counter).record
+    assert [s.key for s in excluded.slots] == [code.key]
+
+
+def test_a_test_view_supports_its_object_without_lifting_it(counter):
+    a, b = small(1), small(2)
+    views = [sv(a, 0.9, "test", text="def test_one():\n    helper_1(1)", path="tests/test_x.py", start=1),
+             sv(a, 0.3), sv(b, 0.5)]
+    rec = run("helper", views, [a, b], counter=counter).record
+    assert [s.key for s in rec.slots] == [b.key, a.key]
+
+
+def test_a_name_the_query_spells_comes_first(counter):
+    objs = [obj(f"src/{n}.java", f"{n}.hashCode", f"public int hashCode() {{\n  return {i};\n}}", start=1,
+                kind="method") for i, n in enumerate(["JsonArray", "JsonObject", "JsonNull", "JsonPrimitive"])]
+    views = [sv(o, 0.9 - i / 10) for i, o in enumerate(objs)]
+    rec = run("fix JsonPrimitive.hashCode for big numbers", views, objs, counter=counter).record
+    assert rec.slots[0].key == objs[3].key and "named by the query" in rec.slots[0].reason
+    assert named_in_query("call send_request then parseHeader(x)")[1] >= {"send_request", "parseheader"}
+    assert named_in_query("where are redirects followed") == (frozenset(), frozenset())
+
+
+def test_test_paths():
+    assert is_test_path("tests/test_api.py") and is_test_path("src/test/java/a/FooTest.java")
+    assert is_test_path("pkg/conftest.py") and not is_test_path("src/pkg/contest.py")
+    assert not is_test_path("src/main/java/a/Tester.java")
+
+
+# -- rendering --------------------------------------------------------------------------
+
+LONG = '''def load(path, *, strict=False):
+    """Read a config file.
+
+    Every key is checked.
+    """
+    data = read_file(path,
+                     encoding="utf-8",
+                     errors="strict")
+    result = {}
+    for key, value in parse_pairs(data):
+        result[key] = convert(value,
+                              strict=strict)
+    if strict and not result:
+        raise ValueError(
+            "empty config")
+    return validate(result)
+'''
+
+
+def test_clipped_windows_start_and_end_on_statement_boundaries(counter):
+    o = obj("pkg/cfg.py", "load", LONG, start=20)
+    starts = statement_starts(o.lines)
+    for budget in range(30, 140, 4):
+        r = render_for_agent(o, frozenset({"convert", "strict"}), budget, counter)
+        assert r.tokens <= budget
+        for a, b in r.spans:
+            assert starts[a - 20], (budget, a)
+            assert b - 20 == len(o.lines) - 1 or starts[b - 20 + 1], (budget, b)
+
+
+def test_blocks_follow_brackets_strings_and_continuations():
+    src = ["x = f(1,", "      2)", 's = """a', 'b"""', "y = a + \\", "    b", "z = 1"]
+    assert blocks(src) == [(0, 1), (2, 3), (4, 5), (6, 6)]
+
+
+def test_line_numbers_can_be_turned_off(counter):
+    o = obj("pkg/cfg.py", "load", LONG, start=20)
+    on = render_for_agent(o, frozenset(), 10_000, counter)
+    off = render_for_agent(o, frozenset(), 10_000, counter, line_numbers=False)
+    assert "\n20 def load(" in on.text and "\ndef load(" in off.text
+    assert on.spans == off.spans == ((20, 35),)
+
+
+def test_a_call_site_that_won_the_slot_is_shown(counter):
+    callee = small(3)
+    call = sv(callee, 0.9, "call_site", text="    cfg = load(p)\n    total = helper_3(cfg)\n    return total",
+              path="pkg/app.py", start=40)
+    result = run("total", [call], [callee], counter=counter)
+    assert "--- called from pkg/app.py:40-42" in result.text and "41     total = helper_3(cfg)" in result.text
+    assert "def helper_3" in result.text
+
+
+def test_internal_suffixes_never_reach_the_text(counter):
+    setter = obj("pkg/m.py", "Model.name#setter", "def name(self, v):\n    self._name = v", kind="method")
+    text = run("name", [sv(setter, 1.0)], [setter], counter=counter).text
+    assert "#setter" not in text and "Model.name" in text
+    assert display_identifier("helper#2") == "helper"
