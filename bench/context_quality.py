@@ -371,12 +371,18 @@ def main() -> None:
         by_commit: dict[str, list[Question]] = defaultdict(list)
         for q in qs:
             by_commit[q.commit].append(q)
-        order = [c for c in reversed(dict.fromkeys(q.commit for q in qs))]  # oldest first
+        # newest first (the pinned commit's hand questions, then parents going back),
+        # stopping once enough history questions kept their gold
+        order = list(dict.fromkeys([corpus.pinned] + [q.commit for q in qs]))
         folder = work / name / "store"
         folder.mkdir(parents=True, exist_ok=True)
         kept = 0
         store = MemoryStore.open(folder)
         for commit in order:
+            if kept >= args.per_repo and not any(q.source == "hand" for q in by_commit[commit]):
+                break
+            if not by_commit[commit]:
+                continue
             tmp = work / name / f"tree-{commit[:12]}"
             shutil.rmtree(tmp, ignore_errors=True)
             snapshot(git_dir, commit, tmp, corpus.language)

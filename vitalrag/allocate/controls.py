@@ -23,7 +23,12 @@ no-rendering       object  vital's selection                              prefix
 no-structure       view    = raw-surface (neither quotient nor rendering) prefix
 5+0                object  top K objects, no companion                    token authority
 3+2                object  core K-2 + two query-gated companions          token authority
+vital-fill         object  vital's K, then more objects while B lasts;    agent (numbered,
+                           containment-aware; tests after code            whole statements)
 =================  ======  ==========================================================
+
+``vital-fill`` is not one of the paper's policies: it is what agents get by
+default (``fill.py`` documents it); ``vital`` stays the paper's method.
 """
 
 from __future__ import annotations
