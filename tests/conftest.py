@@ -35,3 +35,21 @@ def _fresh_parse_workers():
     test's monkeypatches, which a test's workers must see."""
     yield
     shutdown_workers()
+
+
+#: set by .ci/run: a skipped test fails the run (a missing driver, SDK or server
+#: would otherwise skip whole suites and stay green)
+FORBID_SKIPS = "VITALRAG_FORBID_SKIPS"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    import os
+
+    if not os.environ.get(FORBID_SKIPS):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
+    if skipped and exitstatus == 0:
+        names = ", ".join(sorted({r.nodeid for r in skipped})[:5])
+        print(f"\n{FORBID_SKIPS} is set and {len(skipped)} test(s) were skipped: {names}")
+        session.exitstatus = 1
