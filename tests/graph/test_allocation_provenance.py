@@ -52,3 +52,34 @@ def test_allocation_provenance_round_trip(tmp_path):
     finally:
         store.delete_repository(repo)
         store.close()
+
+
+def test_explain_to_neo4j_refuses_a_repository_the_server_lacks(tmp_path):
+    from click.testing import CliRunner
+
+    from vitalrag.cli import main
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.graph.neo4j import Neo4jStore
+
+    repo = f"t{uuid.uuid4().hex[:10]}"
+    local = MemoryStore(tmp_path / "idx")
+    index_repository(FIXTURES / "py_resolution", local, name=repo, workers=1)
+    RetrievalIndex.build(local, local.folder, embedder=HashingEmbedder(64))
+    uri = os.environ["NEO4J_URI"]
+    args = ["explain", "Engine run prepare", "--store", str(local.folder), "--to-neo4j", uri]
+    runner = CliRunner()
+    refused = runner.invoke(main, args)
+    assert refused.exit_code != 0 and "does not hold" in refused.output and repo in refused.output
+    assert "Traceback" not in refused.output
+    server = Neo4jStore.from_uri(uri)
+    try:
+        assert runner.invoke(main, ["push", "--store", str(local.folder), "--to", uri]).exit_code == 0
+        written = runner.invoke(main, args)
+        assert written.exit_code == 0, written.output
+        aid = written.stderr.split("wrote allocation ", 1)[1].split()[0]
+        got = server.read_allocation(aid)
+        assert got is not None and got["selected"]
+        server.delete_allocation(aid)
+    finally:
+        server.delete_repository(repo)
+        server.close()

@@ -180,6 +180,7 @@ def explain(query: str, html_out: Path | None, neo4j_uri: str | None, **opts: An
     budget bar per object; with --to-neo4j, store it in Neo4j for the Browser.
     """
     result = _allocate(query, opts)
+    store = _provenance_store(neo4j_uri, result.record) if neo4j_uri is not None else None
     print_record(result.record)
     if html_out is not None:
         try:
@@ -187,13 +188,7 @@ def explain(query: str, html_out: Path | None, neo4j_uri: str | None, **opts: An
         except OSError as exc:
             raise InputError(f"cannot write {html_out}: {exc.strerror or exc}") from exc
         stderr_console().print(f"wrote {html_out}", highlight=False, markup=False)
-    if neo4j_uri is not None:
-        from vitalrag.graph.neo4j import Neo4jStore
-        from vitalrag.graph.store import is_server_uri
-
-        if not is_server_uri(neo4j_uri):
-            raise InputError(f"--to-neo4j needs a neo4j:// or bolt:// URI, not {neo4j_uri!r}")
-        store = Neo4jStore.from_uri(neo4j_uri)
+    if store is not None:
         try:
             aid = store.write_allocation(result.record.to_dict())
         finally:
@@ -202,6 +197,28 @@ def explain(query: str, html_out: Path | None, neo4j_uri: str | None, **opts: An
         click.echo(f"wrote allocation {aid} to {neo4j_uri}; paste in the Browser:", err=True)
         click.echo(f"MATCH p=(a:Allocation {{id: '{aid}'}})-[:SELECTED|CONSIDERED]->()-[*0..1]->() RETURN p",
                    err=True)
+
+
+def _provenance_store(neo4j_uri: str, record: AllocationRecord) -> Any:
+    """The Neo4j store to write ``record`` to, once it is known to hold every
+    object the allocation selected (else its SELECTED edges would point nowhere)."""
+    from vitalrag.graph.neo4j import Neo4jStore
+    from vitalrag.graph.store import is_server_uri
+
+    if not is_server_uri(neo4j_uri):
+        raise InputError(f"--to-neo4j needs a neo4j:// or bolt:// URI, not {neo4j_uri!r}")
+    store = Neo4jStore.from_uri(neo4j_uri)
+    try:
+        keys = [s.object_key for s in record.slots]
+        missing = [k for k in keys if k not in store.get_objects(keys)]
+        if missing:
+            repos = sorted({k.split(":", 1)[0] for k in missing})
+            raise InputError(f"{neo4j_uri} does not hold {', '.join(repos)} (the objects this allocation "
+                             f"selected): vitalrag push --store STORE --to {neo4j_uri} first")
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 def register(group: click.Group) -> None:
