@@ -16,9 +16,11 @@ those lines, numbered::
   statement or definition starts (no open bracket, string or comment carried in
   from the line before), so it never begins mid-call or inside a docstring, and
   never ends inside one.
-- **Classes** that do not fit show their header (the lines before the first
-  member) and then whole members: first those the retrieval pointed at
-  (``focus``), then those whose lines share the most query tokens.
+- **Classes** that do not fit show their header (what precedes the first member,
+  at most ``HEADER_LINES`` lines and a quarter of the share) and then whole
+  members: first those the retrieval pointed at (``focus``), then those whose
+  lines share the most query tokens; a pointed-at member too big to show whole
+  is shown from its first line.
 - **Line numbers** are on by default (``line_numbers=False`` turns them off);
   the descriptor's ranges are the shown lines, the object's own range follows
   in ``(of a-b)`` when not all of it is shown.
@@ -39,6 +41,8 @@ from vitalrag.allocate.source import ObjectText
 from vitalrag.tokens import TokenCounter
 
 GAP = "⋮\n"
+#: a clipped class shows at most this many lines of its header (before its first member)
+HEADER_LINES = 12
 _SUFFIX = re.compile(r"#[A-Za-z0-9_]+")
 _CONTINUES = re.compile(r"(\\|,|\(|\[|\{|=|\+|-|\*|/|&&|\|\||\?|:|\.|->)\s*$")
 _HEADER_KINDS = frozenset({"class", "interface", "enum"})
@@ -332,10 +336,13 @@ def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
     first_child = child[0][0] if child else len(obj.lines)
     header_units = blocks(obj.lines, 0, first_child)
     shown: set[int] = set()
-    # the header from the top, whole blocks, while it fits in half the share
+    # the header from the top, whole blocks, at most HEADER_LINES lines and a
+    # quarter of the share (past its first block): the members are the answer
     for a, z in header_units:
         grown = shown | set(range(a, z + 1))
-        if not _fits(b, grown, budget // 2 if shown else budget):
+        if shown and (len(grown) > HEADER_LINES or not _fits(b, grown, budget // 4)):
+            break
+        if not _fits(b, grown, budget):
             break
         shown = grown
     focus_children = []
@@ -351,9 +358,11 @@ def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
         if _fits(b, grown, budget):
             shown = grown
         elif not windowed:
-            # the most wanted member that does not fit whole: a window inside it
+            # the most wanted member that does not fit whole: a window inside it,
+            # from its first line when the retrieval pointed at it (its signature)
             windowed = True
-            anchor = max(range(a, z + 1), key=lambda i: (scores[i], -i)) if scores else a
+            pointed = (a, z) in focus_children
+            anchor = a if pointed or not scores else max(range(a, z + 1), key=lambda i: (scores[i], -i))
             shown = _window(b, budget, blocks(obj.lines, a, z + 1), anchor, scores, shown)
     if not focus_children and not ranked:
         # nothing points inside: the members from the top, as they fit
