@@ -272,3 +272,12 @@ def test_internal_suffixes_never_reach_the_text(counter):
     text = run("name", [sv(setter, 1.0)], [setter], counter=counter).text
     assert "#setter" not in text and "Model.name" in text
     assert display_identifier("helper#2") == "helper"
+
+
+def test_an_object_known_only_by_a_test_of_it_counts_at_half(counter):
+    a, b = small(1), small(2)
+    views = [sv(a, 0.9, "test", text="def test_one():\n    helper_1(1)", path="tests/test_x.py", start=1),
+             sv(b, 0.5)]
+    rec = run("helper", views, [a, b], counter=counter).record
+    assert [s.key for s in rec.slots] == [b.key, a.key]
+    assert rec.slots[1].score == 0.45
