@@ -50,7 +50,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections import defaultdict
@@ -323,15 +322,26 @@ def score(q: Question, a: Answer, counter) -> dict[str, float]:  # noqa: ANN001
 
 
 def snapshot(git_dir: Path, commit: str, dest: Path, language: str) -> None:
-    """The commit's source files of ``language`` (a mirror may lack large data blobs)."""
+    """The commit's source files of ``language`` and its ``.gitignore`` files, blob
+    by blob (a mirror may lack large data blobs, which ``git archive`` trips on)."""
     dest.mkdir(parents=True)
-    globs = [f":(glob)**/*{ext}" for ext in EXT[language]] + [":(glob)**/.gitignore"]
-    with tempfile.TemporaryFile() as fh:
-        subprocess.run(["git", "--git-dir", str(git_dir), "-c", "core.fsmonitor=false", "archive",
-                        "--format=tar", commit, "--", *globs], stdout=fh, check=True)
-        fh.seek(0)
-        with tarfile.open(fileobj=fh) as tf:
-            tf.extractall(dest, filter="data")
+    names = [n for n in git(git_dir, "ls-tree", "-r", "--name-only", "-z", commit).split("\0")
+             if n.endswith(EXT[language]) or n.rsplit("/", 1)[-1] == ".gitignore"]
+    batch = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+                           input="".join(f"{commit}:{n}\n" for n in names).encode(),
+                           capture_output=True, check=True).stdout
+    pos = 0
+    for name in names:
+        header_end = batch.index(b"\n", pos)
+        header = batch[pos:header_end].split()
+        pos = header_end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue  # missing from the mirror
+        size = int(header[2])
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(batch[pos:pos + size])
+        pos += size + 1
 
 
 def main() -> None:
