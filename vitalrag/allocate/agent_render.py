@@ -33,7 +33,7 @@ concatenation are the sum of the parts (as in ``render``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from vitalrag.allocate.render import Rendering, line_scores
@@ -134,7 +134,7 @@ def blocks(lines: Sequence[str], lo: int = 0, hi: int | None = None) -> list[tup
     return out
 
 
-def _ranges(shown: Sequence[int]) -> list[tuple[int, int]]:
+def _ranges(shown: Iterable[int]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for i in sorted(shown):
         if out and i == out[-1][1] + 1:
