@@ -60,6 +60,7 @@ from pathlib import Path
 from _common import pct
 
 from vitalrag.allocate import context_from
+from vitalrag.allocate.fill import is_test_path
 from vitalrag.eval.corpora import cache_root
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
@@ -115,13 +116,6 @@ class Question:
 def git(git_dir: Path, *args: str) -> str:
     return subprocess.run(["git", "--git-dir", str(git_dir), "-c", "core.fsmonitor=false", *args],
                           check=True, capture_output=True, text=True, errors="replace").stdout
-
-
-def is_test_path(path: str) -> bool:
-    parts = path.lower().split("/")
-    name = parts[-1]
-    return (any(p in ("test", "tests", "testing") for p in parts[:-1]) or name.startswith("test_")
-            or name.endswith(("_test.py", "test.java", "tests.java")) or name == "conftest.py")
 
 
 def changed_lines(git_dir: Path, parent: str, commit: str, path: str) -> list[tuple[int, int]]:

@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from vitalrag.allocate.provenance import identifier_tokens
 from vitalrag.allocate.render import Rendering, line_scores
 from vitalrag.allocate.source import ObjectText
 from vitalrag.tokens import TokenCounter
@@ -119,10 +120,12 @@ def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None]:
     return depth, quote
 
 
-def blocks(lines: Sequence[str], lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
-    """``lines[lo:hi]`` cut where statements start: (first, last) indices, inclusive."""
+def blocks(lines: Sequence[str], lo: int = 0, hi: int | None = None, *,
+           starts: Sequence[bool] | None = None) -> list[tuple[int, int]]:
+    """``lines[lo:hi]`` cut where statements start: (first, last) indices,
+    inclusive; ``starts`` is ``statement_starts(lines)`` when already known."""
     hi = len(lines) if hi is None else hi
-    starts = statement_starts(lines)
+    starts = statement_starts(lines) if starts is None else starts
     out: list[tuple[int, int]] = []
     begin = lo
     for i in range(lo + 1, hi):
@@ -161,7 +164,7 @@ class _Builder:
         self.obj, self.counter, self.numbers = obj, counter, line_numbers
         self.width = len(str(obj.end_line))
         self.call = call
-        self._line_cost: dict[int, int] = {}
+        self.starts = statement_starts(obj.lines)
 
     def line(self, i: int) -> str:
         text = self.obj.lines[i]
@@ -169,12 +172,6 @@ class _Builder:
             return text + "\n"
         return f"{self.obj.start_line + i:>{self.width}} {text}\n" if text else \
             f"{self.obj.start_line + i:>{self.width}}\n"
-
-    def cost(self, i: int) -> int:
-        c = self._line_cost.get(i)
-        if c is None:
-            c = self._line_cost[i] = self.counter.count_lines((self.line(i),))[0]
-        return c
 
     def descriptor(self, shown: set[int]) -> str:
         obj = self.obj
@@ -213,16 +210,18 @@ class _Builder:
 
 def render_for_agent(obj: ObjectText, query_tokens: frozenset[str], budget: int,
                      counter: TokenCounter, *, focus: Sequence[tuple[int, int]] = (),
-                     call: CallSite | None = None, line_numbers: bool = True) -> Rendering:
+                     call: CallSite | None = None, line_numbers: bool = True,
+                     full: Rendering | None = None) -> Rendering:
     """The largest rendering of ``obj`` within ``budget`` tokens (see the module
     docstring); ``focus`` are line ranges (file line numbers) the retrieval
-    pointed at inside it, strongest first. ``full_tokens`` is the whole object's."""
+    pointed at inside it, strongest first. ``full`` is the unclipped rendering
+    with the same ``call`` and ``line_numbers``, when the caller has it; its
+    tokens are ``full_tokens`` (d_i)."""
+    if full is None:
+        full = full_agent_rendering(obj, counter, call=call, line_numbers=line_numbers)
+    if full.tokens <= budget:
+        return full
     b = _Builder(obj, counter, line_numbers, call)
-    everything = set(range(len(obj.lines)))
-    full_text = b.text(everything)
-    full = counter.count(full_text)
-    if full <= budget:
-        return Rendering(full_text, full, full, _spans(obj, everything))
     if call is not None and counter.count(b.call_text()) > budget // 4:
         b.call = None  # not worth a quarter of the share
     scores = line_scores(obj.lines, query_tokens - _own_tokens(obj))
@@ -233,28 +232,37 @@ def render_for_agent(obj: ObjectText, query_tokens: frozenset[str], budget: int,
     else:
         anchor = focus_idx[0][0] if focus_idx else (
             max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores and max(scores) > 0 else 0)
-        shown = _window(b, budget, blocks(obj.lines), anchor, scores, set())
+        shown = _window(b, budget, blocks(obj.lines, starts=b.starts), anchor, scores, set())
     text = b.text(shown)
     tokens = counter.count(text)
     if tokens > budget or not shown:
         text = b.descriptor(set())
         tokens = counter.count(text)
         if tokens > budget:
-            return Rendering("", 0, full, ())
+            return Rendering("", 0, full.tokens, ())
         shown = set()
-    return Rendering(text, tokens, full, _spans(obj, shown))
+    return Rendering(text, tokens, full.tokens, _spans(obj, shown))
+
+
+def full_agent_rendering(obj: ObjectText, counter: TokenCounter, *, call: CallSite | None = None,
+                         line_numbers: bool = True) -> Rendering:
+    """The whole object (and its call site), as ``render_for_agent`` shows it
+    with no budget: its tokens are d_i."""
+    b = _Builder(obj, counter, line_numbers, call)
+    everything = set(range(len(obj.lines)))
+    text = b.text(everything)
+    n = counter.count(text)
+    return Rendering(text, n, n, _spans(obj, everything))
 
 
 def _own_tokens(obj: ObjectText) -> frozenset[str]:
-    from vitalrag.allocate.provenance import identifier_tokens
-
     return identifier_tokens(obj.identifier)
 
 
 def _spans(obj: ObjectText, shown: set[int]) -> tuple[tuple[int, int], ...]:
     if not obj.verbatim:
         return ()
-    return tuple((obj.start_line + a, obj.start_line + z) for a, z in _ranges(sorted(shown)))
+    return tuple((obj.start_line + a, obj.start_line + z) for a, z in _ranges(shown))
 
 
 def _fits(b: _Builder, shown: set[int], budget: int) -> bool:
@@ -334,7 +342,7 @@ def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
     """A container that does not fit: its header, then whole members."""
     child = [(s - obj.start_line, e - obj.start_line) for s, e, _ in obj.children]
     first_child = child[0][0] if child else len(obj.lines)
-    header_units = blocks(obj.lines, 0, first_child)
+    header_units = blocks(obj.lines, 0, first_child, starts=b.starts)
     shown: set[int] = set()
     # the header from the top, whole blocks, at most HEADER_LINES lines and a
     # quarter of the share (past its first block): the members are the answer
@@ -363,7 +371,7 @@ def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
             windowed = True
             pointed = (a, z) in focus_children
             anchor = a if pointed or not scores else max(range(a, z + 1), key=lambda i: (scores[i], -i))
-            shown = _window(b, budget, blocks(obj.lines, a, z + 1), anchor, scores, shown)
+            shown = _window(b, budget, blocks(obj.lines, a, z + 1, starts=b.starts), anchor, scores, shown)
     if not focus_children and not ranked:
         # nothing points inside: the members from the top, as they fit
         for a, z in child:
@@ -374,4 +382,5 @@ def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
     return shown
 
 
-__all__ = ["CallSite", "blocks", "display_identifier", "render_for_agent", "statement_starts"]
+__all__ = ["CallSite", "blocks", "display_identifier", "full_agent_rendering", "render_for_agent",
+           "statement_starts"]

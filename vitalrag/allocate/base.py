@@ -199,12 +199,12 @@ def finish(policy: str, request: AllocationRequest, items: Sequence[Item],
     """Render ``items`` and assemble C(q) with its record."""
     render = render_with_authority if authority else render_without_authority
     texts, slots = render(items, request)
-    return finish_rendered(policy, request, items, slots, texts, decisions,
+    return finish_rendered(policy, request, slots, texts, decisions,
                            extra_params={"rendering": "token-authority" if authority else "prefix",
                                          **(extra_params or {})})
 
 
-def finish_rendered(policy: str, request: AllocationRequest, items: Sequence[Item],
+def finish_rendered(policy: str, request: AllocationRequest,
                     slots: Sequence[SlotRecord], texts: Sequence[str], decisions: Mapping[int, Fate],
                     *, extra_params: Mapping[str, Any] | None = None) -> Allocation:
     """Assemble C(q) and its record from slots a policy has already rendered."""

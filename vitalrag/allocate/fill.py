@@ -34,12 +34,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vitalrag.allocate.agent_render import CallSite, render_for_agent
+from vitalrag.allocate.agent_render import CallSite, full_agent_rendering, render_for_agent
 from vitalrag.allocate.base import (
     Allocation,
     AllocationRequest,
     Fate,
-    Item,
     RankedView,
     finish_rendered,
     token_authority,
@@ -229,12 +228,11 @@ class FillPolicy:
         # Eq. 4 over the portfolio, each rendered; an unused share returns to the budget
         renders: list[Rendering] = []
         calls = [_call_site(s.cand) for s in slots]
-        fulls = [render_for_agent(s.cand.text, request.query_tokens, 1 << 30, request.counter,
-                                  call=call, line_numbers=self.line_numbers)
+        fulls = [full_agent_rendering(s.cand.text, request.counter, call=call, line_numbers=self.line_numbers)
                  for s, call in zip(slots, calls)]
         shares = token_authority([f.tokens for f in fulls], p.budget, p.b_obj, p.b_min)
         for s, call, b, full in zip(slots, calls, shares, fulls):
-            renders.append(full if full.tokens <= b else self._render(s, b, call, request))
+            renders.append(self._render(s, b, call, request, full))
         used = sum(r.tokens for r in renders)
         # filling: further objects in rank order while the budget lasts
         stop = ""
@@ -247,8 +245,7 @@ class FillPolicy:
             s = _Slot(c, "fill", f"fill: object ranked {rank_of[c.key]} of {n}, admitted while budget "
                       "remained")
             call = _call_site(c)
-            full = render_for_agent(c.text, request.query_tokens, 1 << 30, request.counter,
-                                    call=call, line_numbers=self.line_numbers)
+            full = full_agent_rendering(c.text, request.counter, call=call, line_numbers=self.line_numbers)
             left = p.budget - used
             share = min(full.tokens, p.b_obj, left)
             if share < min(full.tokens, p.b_min):
@@ -256,7 +253,7 @@ class FillPolicy:
                         f"its floor min(d={full.tokens}, b_min={p.b_min})")
                 fates[c.key] = stop
                 continue
-            r = full if full.tokens <= share else self._render(s, share, call, request)
+            r = self._render(s, share, call, request, full)
             if r.tokens == 0:
                 fates[c.key] = f"object ranked {rank_of[c.key]} of {n}: not even its descriptor fits"
                 continue
@@ -265,19 +262,18 @@ class FillPolicy:
             used += r.tokens
         return self._finish(request, slots, renders, groups, fates)
 
-    def _render(self, s: _Slot, budget: int, call: CallSite | None,
-                request: AllocationRequest) -> Rendering:
+    def _render(self, s: _Slot, budget: int, call: CallSite | None, request: AllocationRequest,
+                full: Rendering) -> Rendering:
         return render_for_agent(s.cand.text, request.query_tokens, budget, request.counter,
-                                focus=s.focus, call=call, line_numbers=self.line_numbers)
+                                focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
 
     def _finish(self, request: AllocationRequest, slots: Sequence[_Slot], renders: Sequence[Rendering],
                 groups: Sequence[ObjectGroup], fates: Mapping[ObjectKey, str]) -> Allocation:
         p = request.params
-        items, records = [], []
+        records = []
         for i, (s, r) in enumerate(zip(slots, renders), start=1):
             rep = s.cand.group.rep
             reason = s.reason + (f"; shows {', '.join(s.merged)} inside it" if s.merged else "")
-            items.append(Item(s.cand.key, s.role, rep, s.cand.text, reason))
             # the share is settled at what the rendering used: the rest went back to the budget
             records.append(SlotRecord(
                 slot=i, key=s.cand.key, object_key=rep.key, role=s.role, score=s.cand.score,
@@ -308,7 +304,7 @@ class FillPolicy:
                     decisions[rv.rank] = Fate("merged", f"another view of {g.key} (rank "
                                               f"{rep_of[g.key].rank}) represents it; the object got no slot",
                                               merged_into=rep_of[g.key].view.id)
-        return finish_rendered(self.name, request, items, records, [r.text for r in renders], decisions,
+        return finish_rendered(self.name, request, records, [r.text for r in renders], decisions,
                                extra_params={"k_min": p.k, "tests": self.tests,
                                              "line_numbers": self.line_numbers, "unit": "object",
                                              "rendering": "agent"})

@@ -153,37 +153,22 @@ class Retriever:
 
     def _scope(self, repo: str | Sequence[str] | None, file: str | None
                ) -> tuple[frozenset[str] | None, str | None, str | None]:
-        """The repositories searched (None: all), the one a --file is in, and its path."""
-        names = [repo] if isinstance(repo, str) else list(repo or ())
-        if len(names) <= 1:
-            one, path = self._locate(names[0] if names else None, file)
-            return (frozenset(names) if names and len(self.store.repositories()) > 1 else None), one, path
+        """The repositories searched (None: every one), the repository a --file
+        is in (or the only one searched), and the file's repo-relative path."""
+        names = [repo] if isinstance(repo, str) else list(dict.fromkeys(repo or ()))
         repos = self.store.repositories()
         for r in names:
             if r not in repos:
                 raise InputError(f"no repository {r!r} in {self.store.location} (have: {', '.join(repos)})")
-        one, path = (None, None)
-        if file is not None:
-            for r in names:
-                try:
-                    one, path = self._locate(r, file)
-                    break
-                except InputError:
-                    continue
-            else:
-                raise InputError(f"file {file!r} is not in the index of {', '.join(names)}")
-        allowed = frozenset(names)
-        return (None if allowed >= set(repos) else allowed), one, path
-
-    def _locate(self, repo: str | None, file: str | None) -> tuple[str | None, str | None]:
-        """The repository and repo-relative path a --file names."""
-        repos = self.store.repositories()
-        if repo is not None and repo not in repos:
-            raise InputError(f"no repository {repo!r} in {self.store.location} (have: {', '.join(repos)})")
+        candidates = names or repos
+        allowed = frozenset(names) if names and not set(repos) <= set(names) else None
         if file is None:
-            return repo or (repos[0] if len(repos) == 1 else None), None
+            return allowed, (candidates[0] if len(candidates) == 1 else None), None
+        return (allowed, *self._locate(candidates, file))
+
+    def _locate(self, candidates: Sequence[str], file: str) -> tuple[str, str]:
+        """The repository among ``candidates`` and the repo-relative path a --file names."""
         path = Path(file)
-        candidates = [repo] if repo else repos
         for r in candidates:
             root = self.store.get_meta(r).get("root")
             rel = file
