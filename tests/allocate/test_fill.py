@@ -281,3 +281,17 @@ def test_an_object_known_only_by_a_test_of_it_counts_at_half(counter):
     rec = run("helper", views, [a, b], counter=counter).record
     assert [s.key for s in rec.slots] == [b.key, a.key]
     assert rec.slots[1].score == 0.45
+
+
+def test_a_block_too_big_for_the_share_shows_whole_lines_around_the_anchor(counter):
+    lines = ["TABLE = ["] + [f"    ({i}, 'value_{i}', {i * i})," for i in range(300)] + ["]"]
+    o = obj("pkg/table.py", "TABLE", "\n".join(lines), kind="")
+    assert len(blocks(o.lines)) == 1
+    for budget in (40, 150, 600):
+        r = render_for_agent(o, frozenset({"value_150"}), budget, counter)
+        assert 0 < r.tokens <= budget and len(r.spans) == 1
+        a, z = r.spans[0]
+        assert a <= 152 <= z  # line 152 holds value_150
+        head, shown = parse(r.text)
+        assert sorted(shown) == list(range(a, z + 1))
+        assert all(o.lines[n - 1] == text for n, text in shown.items())

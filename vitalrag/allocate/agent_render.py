@@ -88,7 +88,12 @@ def _continues(prev: str) -> bool:
     return bool(_CONTINUES.search(prev))
 
 
+_TOKENS = re.compile(r'"""|\'\'\'|/\*|//|#|["\'()\[\]{}]')
+
+
 def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None]:
+    """Bracket depth and open triple quote / block comment after ``line``; only
+    the characters that matter are looked at (the regex skips the rest)."""
     i, n = 0, len(line)
     while i < n:
         if quote is not None:
@@ -97,26 +102,25 @@ def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None]:
                 return depth, quote
             i, quote = j + len(quote), None
             continue
-        c = line[i]
-        if c == "#" or line.startswith("//", i):
+        m = _TOKENS.search(line, i)
+        if m is None:
             break
-        if line.startswith(('"""', "'''"), i):
-            quote = line[i:i + 3]
-            i += 3
-        elif line.startswith("/*", i):
+        tok = m.group(0)
+        i = m.end()
+        if tok in ("#", "//"):
+            break
+        if tok in ('"""', "'''"):
+            quote = tok
+        elif tok == "/*":
             quote = "*/"
-            i += 2
-        elif c in "\"'":
-            j = i + 1
-            while j < n and line[j] != c:
-                j += 2 if line[j] == "\\" else 1
-            i = j + 1
-        else:
-            if c in "([{":
-                depth += 1
-            elif c in ")]}":
-                depth = max(depth - 1, 0)
+        elif tok in "\"'":
+            while i < n and line[i] != tok:
+                i += 2 if line[i] == "\\" else 1
             i += 1
+        elif tok in "([{":
+            depth += 1
+        else:
+            depth = max(depth - 1, 0)
     return depth, quote
 
 
@@ -164,7 +168,14 @@ class _Builder:
         self.obj, self.counter, self.numbers = obj, counter, line_numbers
         self.width = len(str(obj.end_line))
         self.call = call
-        self.starts = statement_starts(obj.lines)
+        self._starts: list[bool] | None = None
+
+    @property
+    def starts(self) -> list[bool]:
+        """``statement_starts`` of the object's lines, computed when a window needs them."""
+        if self._starts is None:
+            self._starts = statement_starts(self.obj.lines)
+        return self._starts
 
     def line(self, i: int) -> str:
         text = self.obj.lines[i]
@@ -319,22 +330,29 @@ def _window(b: _Builder, budget: int, units: list[tuple[int, int]], anchor: int,
 
 def _lines_around(b: _Builder, budget: int, unit: tuple[int, int], anchor: int,
                   base: set[int]) -> set[int]:
-    """Inside one block too big to show whole: the lines from ``anchor`` down,
-    then up, while they fit (a last resort: a 300-line literal or docstring)."""
+    """Inside one block too big to show whole (a 300-line literal or docstring, a
+    last resort): lines from ``anchor`` down, then up, grown by their own token
+    counts, then checked exactly and trimmed from the last line added."""
     shown = set(base)
-    lo = hi = anchor
     if not _fits(b, shown | {anchor}, budget):
         return shown
-    shown.add(anchor)
+    est = b.counter.count(b.text(shown | {anchor}))
+    added = [anchor]
+    lo = hi = anchor
     grew = True
     while grew:
         grew = False
         for k in (hi + 1, lo - 1):
-            if unit[0] <= k <= unit[1] and k not in shown and _fits(b, shown | {k}, budget):
-                shown.add(k)
-                lo, hi = min(lo, k), max(hi, k)
-                grew = True
-    return shown
+            if unit[0] <= k <= unit[1] and k not in shown and k not in added:
+                c = b.counter.count_lines((b.line(k),))[0]
+                if est + c <= budget:
+                    est += c
+                    added.append(k)
+                    lo, hi = min(lo, k), max(hi, k)
+                    grew = True
+    while len(added) > 1 and not _fits(b, shown | set(added), budget):
+        added.pop()
+    return shown | set(added)
 
 
 def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
