@@ -198,6 +198,37 @@ def test_unresolved_kept_not_guessed(graph):
     assert report.external >= 1  # os.path.join, builtins
 
 
+def test_a_name_defined_once_is_not_guessed(tmp_path):
+    """``dispatch`` and ``unique_helper`` are each defined once in the repository,
+    but nothing ties these calls to them: they stay unresolved, with a reason."""
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+
+    (tmp_path / "lib.py").write_text(
+        "class Sender:\n    def dispatch(self):\n        return 1\n\n\n"
+        "def unique_helper():\n    return 2\n")
+    (tmp_path / "app.py").write_text(
+        "import lib\n\n\n"
+        "def run(conn, items):\n"
+        "    conn.dispatch()\n"          # untyped parameter
+        "    made = lib.unique_helper()\n"
+        "    made.dispatch()\n"          # a value of a function without a return annotation
+        "    for item in items:\n"
+        "        item.dispatch()\n"      # a loop variable
+        "    unique_helper()\n"          # defined in lib, never imported here
+        "    return lib.Sender\n")
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(tmp_path, store, name="g", workers=1)
+    assert {(e.source, e.target) for e in store.find_edges(kind="CALLS")} == {
+        ("g:app.py:run", "g:lib.py:unique_helper")}  # lib.unique_helper() only
+    assert {(u.name, u.line, u.reason) for u in store.unresolved() if u.source == "g:app.py:run"} == {
+        ("conn.dispatch", 5, "untyped-variable"),
+        ("made.dispatch", 7, "untyped-variable"),
+        ("item.dispatch", 9, "untyped-variable"),
+        ("unique_helper", 10, "unknown-name"),
+    }
+
+
 def test_overload_stubs_and_setters_yield(tmp_path):
     from vitalrag.graph.memory import MemoryStore
     from vitalrag.ingest import index_repository
