@@ -12,16 +12,16 @@ from pathlib import Path
 
 from tests_support import make_python_tree
 
-from vitalrag.graph.memory import MemoryStore
+from vitalrag.graph.memory import PAUSE_BEFORE_RENAME_ENV, MemoryStore
 from vitalrag.retrieve.api import Retriever
 
 VITALRAG = [sys.executable, "-m", "vitalrag"]
 
 
-def _index(repo: Path, store: Path) -> subprocess.Popen:
+def _index(repo: Path, store: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     return subprocess.Popen([*VITALRAG, "index", str(repo), "--store", str(store), "--name", "big",
                              "--model", "hashing", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
 
 
 def test_kill_mid_reindex_keeps_previous_index(tmp_path):
@@ -64,3 +64,36 @@ def test_kill_mid_reindex_keeps_previous_index(tmp_path):
     assert leftovers == [] and len(snapshots) == 1
     print("kill outcomes", outcomes, "full index seconds", full_seconds)
     assert "old" in outcomes  # at least one kill landed before the new index was in place
+
+
+def test_kill_inside_the_graph_save_keeps_previous_index(tmp_path):
+    """The kill lands after the new graph is written to its temporary file and
+    before the rename: the store must still load as the previous version."""
+    repo = make_python_tree(tmp_path / "small", files=20)
+    store = tmp_path / "idx"
+    proc = _index(repo, store)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err.decode()
+    before = MemoryStore.open(store, create=False).export()
+
+    (repo / "pkg" / "m3.py").write_text(
+        (repo / "pkg" / "m3.py").read_text().replace('"""Function', '"""Changed function'))
+    marker = tmp_path / "paused"
+    proc = _index(repo, store, env={PAUSE_BEFORE_RENAME_ENV: str(marker)})
+    deadline = time.monotonic() + 120
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists(), proc.communicate()[1].decode()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    assert MemoryStore.open(store, create=False).export() == before
+    # the new graph was whole in its temporary file when the writer died
+    (tmp,) = store.glob(".graph-*.tmp")
+    assert "Changed function" in tmp.read_text()
+
+    proc = _index(repo, store)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err.decode()
+    after = MemoryStore.open(store, create=False).export()
+    assert any("Changed function" in n["docstring"] for n in after["nodes"])
+    assert not list(store.glob(".graph-*.tmp"))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -49,6 +50,16 @@ GRAPH_FILE = "graph.json"
 #: line, reason]``, which are quicker to write and read. Both are read.
 FILE_FORMAT = 2
 _OBJECT_FIELD_SET = frozenset(CodeObject.__dataclass_fields__)
+#: tests only: a path that ``save`` creates once the new graph is in its temporary
+#: file, before the rename, and then waits, so a test can kill the writer there
+PAUSE_BEFORE_RENAME_ENV = "VITALRAG_TEST_PAUSE_BEFORE_RENAME"
+
+
+def _pause_for_tests() -> None:
+    marker = os.environ.get(PAUSE_BEFORE_RENAME_ENV)
+    if marker:
+        Path(marker).touch()
+        time.sleep(60)
 
 
 class MemoryStore:
@@ -140,6 +151,7 @@ class MemoryStore:
                     fh.write(data)
                     fh.flush()
                     os.fsync(fh.fileno())
+                _pause_for_tests()
                 os.replace(tmp, self.folder / GRAPH_FILE)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
