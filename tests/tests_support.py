@@ -51,8 +51,8 @@ def make_java_tree(root: Path, files: int) -> Path:
 class CountingEmbedder(HashingEmbedder):
     """The hashing embedder, counting how many texts it was asked to encode."""
 
-    def __init__(self) -> None:
-        super().__init__(dim=64)
+    def __init__(self, dim: int = 64) -> None:
+        super().__init__(dim=dim)
         self.encoded = 0
 
     def encode(self, texts, progress=None) -> np.ndarray:

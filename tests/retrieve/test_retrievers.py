@@ -87,6 +87,21 @@ def test_reindex_after_one_file_change_encodes_only_that_file(tmp_path):
     assert 0 < third.encoded == emb.encoded <= len(changed)
 
 
+def test_a_second_model_encodes_every_view_again(pyr_store):
+    """Cached vectors belong to the model that made them: another model's index
+    is never built from them, and each model keeps its own cache."""
+    first, second = CountingEmbedder(dim=64), CountingEmbedder(dim=32)
+    RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=first)
+    _, stats = RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=second)
+    index = RetrievalIndex.load(pyr_store.folder)
+    distinct = {v.content_hash for v in index.views}
+    assert stats.encoded == second.encoded == len(distinct) > 0
+    assert index.model == "hashing-32" and index.dense is not None and index.dense.dim == 32
+    first.encoded = 0
+    _, back = RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=first)
+    assert back.encoded == first.encoded == 0
+
+
 def test_index_without_embeddings(pyr_store, caplog):
     RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=None)
     r = Retriever(pyr_store, RetrievalIndex.load(pyr_store.folder))
