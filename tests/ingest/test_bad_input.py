@@ -84,6 +84,33 @@ def test_unreadable_file_is_reported(messy_repo, tmp_path, monkeypatch):
     assert _reasons(report)["good.py"] == "unreadable: Permission denied"
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_raising_extractor_is_reported_and_the_file_skipped(tmp_path, monkeypatch, workers):
+    from vitalrag.ingest import python
+
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "good.py").write_text("def fine():\n    return 1\n")
+    (root / "bad.py").write_text("def trips():\n    return 2\n")
+    (root / "use.py").write_text("from good import fine\n\n\ndef use():\n    return fine()\n")
+    real = python.extract
+
+    def trips_on_bad(repo, path, source):
+        if path == "bad.py":
+            raise IndexError("a bug in the extractor")
+        return real(repo, path, source)
+
+    monkeypatch.setattr(python, "extract", trips_on_bad)
+    if workers > 1:
+        _parallel_from_the_first_byte(monkeypatch)  # the extractor raises in a parse worker
+    store = MemoryStore(tmp_path / "idx")
+    report = index_repository(root, store, name="x", workers=workers)
+    assert _reasons(report) == {"bad.py": "extractor error: IndexError: a bug in the extractor"}
+    assert report.files == 2
+    assert {o.id for o in store.find_objects(kind="function")} == {"x:good.py:fine", "x:use.py:use"}
+    assert [(e.source, e.target) for e in store.find_edges(kind="CALLS")] == [("x:use.py:use", "x:good.py:fine")]
+
+
 def test_gitignore_through_git_ls_files(tmp_path):
     root = tmp_path / "g"
     root.mkdir()
