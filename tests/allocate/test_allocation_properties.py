@@ -80,6 +80,18 @@ def test_budgets_renderings_and_whole_lines(counter, data, p, query, policy):
         assert counter.count(part) == slot.tokens <= slot.b
         if not part:
             continue
+        if rec.params["rendering"] == "verbatim":
+            # the controls: the representative view's lines as written, from
+            # its first non-blank line, no descriptor
+            v = next(sv.view for sv in views if sv.view.id == slot.view_id)
+            lines = v.text.splitlines()
+            first = next(i for i, line in enumerate(lines) if line.strip())
+            shown = part.split("\n")[:-1]
+            assert part.endswith("\n") and shown == lines[first:first + len(shown)]
+            if slot.spans:
+                assert v.kind not in DERIVED_VIEW_KINDS
+                assert slot.spans == ((v.start_line + first, v.start_line + first + len(shown) - 1),)
+            continue
         _, _, body = parse_rendering(part)
         if slot.spans:
             (a, b), = slot.spans

@@ -57,10 +57,12 @@ EXPECTED = {
     # objects f, test_f, format_error, Input; then the first same-file object,
     # ungated: cleanup (pkg/core.py, like f)
     "entity-first-4+1": ["A-body", "B", "D", "E", "G"],
+    "entity-first-object": ["A-body", "B", "D", "E", "G"],
     # the companion must also share a query token: helper
     "vital": ["A-body", "B", "D", "E", "C"],
     "4+1": ["A-body", "B", "D", "E", "C"],
     "no-rendering": ["A-body", "B", "D", "E", "C"],
+    "no-rendering-object": ["A-body", "B", "D", "E", "C"],
     # top five objects
     "5+0": ["A-body", "B", "D", "E", "P"],
     # core f, test_f, format_error; helper qualifies; nothing else does, so the
@@ -137,3 +139,40 @@ def test_controls_cap_each_view_at_b_obj(counter):
 def test_unknown_policy_is_an_input_error():
     with pytest.raises(InputError, match="unknown allocation policy 'best'"):
         get_policy("best")
+
+
+def test_controls_paste_the_representative_view_and_vital_shows_the_definition(counter):
+    # f's signature outranks its body: the controls paste the signature (the
+    # view that won the slot), so f's body is not in their context even though
+    # f is in the portfolio; VITAL-RAG renders f's definition.
+    body = "def f(x: int) -> int:\n    y = helper(x)\n    return y\n"
+    vs = [scored(view("A-sig", F, "def f(x: int) -> int:", kind="signature", start=10), 0.95),
+          scored(view("A-body", F, body, start=10), 0.50),
+          scored(view("C", C, "def helper(z: int) -> int:\n    return z\n"), 0.40)]
+    for policy in ("entity-first-4+1", "no-rendering", "canonical-5"):
+        result = allocate(QUERY, vs, policy=policy, counter=counter)
+        first = result.record.slots[0]
+        assert (first.view_id, first.object_key) == ("A-sig", F)
+        assert result.parts[0] == "def f(x: int) -> int:\n"  # as written, no descriptor
+        assert first.spans == ()  # a signature view is not the file's lines
+        assert "return y" not in result.text
+        assert result.record.params["rendering"] == "verbatim"
+    raw = allocate(QUERY, vs, policy="raw-surface", counter=counter)
+    assert raw.parts[:2] == ("def f(x: int) -> int:\n", body)  # two slots for f
+    vital = allocate(QUERY, vs, policy="vital", counter=counter)
+    assert vital.parts[0] == "--- pkg/core.py:10-12 f\n" + body
+    assert vital.record.slots[0].spans == ((10, 12),)
+    prefix = allocate(QUERY, vs, policy="entity-first-object", counter=counter)
+    assert prefix.parts[0] == vital.parts[0] and prefix.record.params["rendering"] == "prefix"
+
+
+def test_a_view_is_pasted_from_its_first_line_clipped_at_b_obj(counter):
+    lines = [f"    total_{i} = accumulate(total_{i - 1}, weight={i})" for i in range(1, 40)]
+    text = "\n" + "def run(x):\n" + "\n".join(lines) + "\n"  # a leading blank line is not shown
+    vs = [scored(view("W", F, text, kind="window", start=20), 1.0)]
+    rec = allocate(QUERY, vs, policy="entity-first-4+1", b_obj=60, counter=counter)
+    slot, part = rec.record.slots[0], rec.parts[0]
+    assert part.startswith("def run(x):\n    total_1 = ") and slot.clipped and slot.tokens <= 60
+    n = part.count("\n")
+    assert slot.spans == ((21, 21 + n - 1),)
+    assert counter.count(part) == slot.tokens

@@ -2,9 +2,15 @@
 ``Policy`` seam, and the two ways of turning selected items into text.
 
 - ``render_with_authority``: token authority (paper Eq. 4) and query-centred
-  windows; used by VITAL-RAG and the ablations that keep rendering.
-- ``render_without_authority``: each item's text from its start, clipped at
-  the per-object cap, in order until the budget runs out; used by the controls.
+  windows of each object's definition, after a descriptor; VITAL-RAG and the
+  ablations that keep rendering.
+- ``render_verbatim_views``: each slot's representative retrieved view as
+  written, from its first line, no descriptor, clipped at b_obj and at the
+  budget left, in order; the paper's controls (Table 2) and its no-rendering
+  ablation, whose portfolio entries are surface views, not definitions.
+- ``render_without_authority``: each item's text after a descriptor, from its
+  first line, clipped the same way (the ``*-object`` variants: a definition
+  without token authority).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from vitalrag.allocate.render import (
     Rendering,
     full_rendering,
     render_prefix,
+    render_verbatim,
     render_window,
 )
 from vitalrag.allocate.source import ObjectSource, ObjectText, first_signature
@@ -180,7 +187,8 @@ def render_with_authority(items: Sequence[Item], request: AllocationRequest
 
 def render_without_authority(items: Sequence[Item], request: AllocationRequest
                              ) -> tuple[list[str], list[SlotRecord]]:
-    """Each item from its start, clipped at min(b_obj, budget left), in order."""
+    """Each item after its descriptor, from its start, clipped at min(b_obj,
+    budget left), in order."""
     counter, p = request.counter, request.params
     left = p.budget
     texts, slots = [], []
@@ -193,15 +201,39 @@ def render_without_authority(items: Sequence[Item], request: AllocationRequest
     return texts, slots
 
 
+def render_verbatim_views(items: Sequence[Item], request: AllocationRequest
+                          ) -> tuple[list[str], list[SlotRecord]]:
+    """Each item's text as written, no descriptor, from its first line, clipped
+    at min(b_obj, budget left), in order."""
+    counter, p = request.counter, request.params
+    left = p.budget
+    texts, slots = [], []
+    for i, item in enumerate(items, start=1):
+        allowance = min(p.b_obj, left)
+        r = render_verbatim(item.text, allowance, counter)
+        left -= r.tokens
+        texts.append(r.text)
+        slots.append(_slot(i, item, r, allowance))
+    return texts, slots
+
+
+Renderer = Callable[[Sequence[Item], AllocationRequest], tuple[list[str], list[SlotRecord]]]
+
+#: how a policy turns its items into text, by the name its record gives
+RENDERINGS: dict[str, Renderer] = {
+    "token-authority": render_with_authority,
+    "prefix": render_without_authority,
+    "verbatim": render_verbatim_views,
+}
+
+
 def finish(policy: str, request: AllocationRequest, items: Sequence[Item],
-           decisions: Mapping[int, Fate], *, authority: bool,
+           decisions: Mapping[int, Fate], *, rendering: str,
            extra_params: Mapping[str, Any] | None = None) -> Allocation:
-    """Render ``items`` and assemble C(q) with its record."""
-    render = render_with_authority if authority else render_without_authority
-    texts, slots = render(items, request)
+    """Render ``items`` (one of ``RENDERINGS``) and assemble C(q) with its record."""
+    texts, slots = RENDERINGS[rendering](items, request)
     return finish_rendered(policy, request, slots, texts, decisions,
-                           extra_params={"rendering": "token-authority" if authority else "prefix",
-                                         **(extra_params or {})})
+                           extra_params={"rendering": rendering, **(extra_params or {})})
 
 
 def finish_rendered(policy: str, request: AllocationRequest,
@@ -244,7 +276,7 @@ def make_request(query: str, views: Sequence[ScoredView], params: AllocationPara
 
 
 __all__ = [
-    "Allocation", "AllocationParams", "AllocationRequest", "Fate", "Item", "Policy", "RankedView",
-    "finish", "finish_rendered", "make_request", "rank_views",
+    "RENDERINGS", "Allocation", "AllocationParams", "AllocationRequest", "Fate", "Item", "Policy",
+    "RankedView", "finish", "finish_rendered", "make_request", "rank_views", "render_verbatim_views",
     "render_with_authority", "render_without_authority", "token_authority", "view_text",
 ]

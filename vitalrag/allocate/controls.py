@@ -2,33 +2,45 @@
 compared against (paper Table 2, section 4.2) and its ablations (Table 6).
 
 Every policy sees the same ranking (score descending, then input order), the
-same K slots, per-object cap b_obj and budget B. The controls render without
-token authority: each selected view (or object) from its first line, whole
-lines only, clipped at min(b_obj, budget left), in order until B runs out.
-Each rendering starts with the same ``--- path:lines identifier`` descriptor
-VITAL-RAG uses, so token counts compare like with like.
+same K slots, per-object cap b_obj and budget B. Two things are rendered:
 
-=================  ======  ==========================================================
-name               unit    selection                                     rendering
-=================  ======  ==========================================================
-raw-surface        view    top-K views as ranked                          prefix
-exact-dedup        view    top-K after dropping repeated normalised text  prefix
-canonical-5        object  strongest view per object g(v), top K          prefix (view text)
-file-quota         view    unseen paths first, then deferred views        prefix
-mmr                view    0.5 relevance - 0.5 max Jaccard, greedy        prefix
-entity-first-4+1   object  core K-1 + one ungated same-file object        prefix (object)
-vital / 4+1        object  core K-1 + one query-gated same-file object    token authority
-no-quotient        view    vital's selection with every view an object    token authority
-no-rendering       object  vital's selection                              prefix (object)
-no-structure       view    = raw-surface (neither quotient nor rendering) prefix
-5+0                object  top K objects, no companion                    token authority
-3+2                object  core K-2 + two query-gated companions          token authority
-vital-fill         object  vital's K, then more objects while B lasts;    agent (numbered,
-                           containment-aware; tests after code            whole statements)
-=================  ======  ==========================================================
+- **view**: the controls, as the paper defines them, paste each slot's
+  representative retrieved view (a body, slice, signature, call site, test or
+  window: whatever won the slot) as written, from its first line, whole lines
+  only, with no descriptor, clipped at min(b_obj, budget left), in slot order
+  until B runs out. A view that holds only part of a definition (a signature, a
+  slice) shows only that part, so Recall@B can trail Recall@5 with room to spare.
+- **definition**: VITAL-RAG and its rendering ablations show each object's own
+  definition after a ``--- path:lines identifier`` descriptor, under token
+  authority (Eq. 4) with a query-centred window; the ``*-object`` variants show
+  it from its first line without token authority.
 
-``vital-fill`` is not one of the paper's policies: it is what agents get by
-default (``fill.py`` documents it); ``vital`` stays the paper's method.
+=====================  ======  ===============================================  ===========================
+name                   unit    selection                                        rendering
+=====================  ======  ===============================================  ===========================
+raw-surface            view    top-K views as ranked                            view, from its first line
+exact-dedup            view    top-K after dropping repeated normalised text    view, from its first line
+canonical-5            object  strongest view per object g(v), top K            view, from its first line
+file-quota             view    unseen paths first, then deferred views          view, from its first line
+mmr                    view    0.5 relevance - 0.5 max Jaccard, greedy          view, from its first line
+entity-first-4+1       object  core K-1 + one ungated same-file object          view, from its first line
+vital / 4+1            object  core K-1 + one query-gated same-file object      definition, token authority
+no-quotient            view    vital's selection with every view an object      definition, token authority
+no-rendering           object  vital's selection                                view, from its first line
+no-structure           view    = raw-surface (neither quotient nor rendering)   view, from its first line
+5+0                    object  top K objects, no companion                      definition, token authority
+3+2                    object  core K-2 + two query-gated companions            definition, token authority
+entity-first-object    object  entity-first-4+1's selection                     definition, from line one
+no-rendering-object    object  vital's selection                                definition, from line one
+vital-fill             object  vital's K, then more objects while B lasts;      agent (numbered,
+                               containment-aware; tests after code              whole statements)
+=====================  ======  ===============================================  ===========================
+
+``entity-first-object`` and ``no-rendering-object`` are not in the paper: they
+separate what token authority adds from what rendering the definition instead
+of the view adds. ``vital-fill`` is not one of the paper's policies either: it
+is what agents get by default (``fill.py`` documents it); ``vital`` stays the
+paper's method.
 """
 
 from __future__ import annotations
@@ -63,7 +75,7 @@ def _view_items(chosen: Sequence[RankedView], reasons: dict[int, str]) -> list[I
 def _finish_views(name: str, request: AllocationRequest, chosen: Chosen, decisions: Decisions,
                   **extra: object) -> Allocation:
     reasons = {rv.rank: decisions[rv.rank].reason for rv in chosen}
-    return finish(name, request, _view_items(chosen, reasons), decisions, authority=False,
+    return finish(name, request, _view_items(chosen, reasons), decisions, rendering="verbatim",
                   extra_params={"unit": "view", **extra})
 
 
@@ -76,7 +88,7 @@ class RawSurface:
     same numbers for both)."""
 
     name: str = "raw-surface"
-    description: str = "top-K views as ranked, each view its own slot; prefix clipped at b_obj"
+    description: str = "top-K views as ranked, each its own slot; each view as written, clipped at b_obj"
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         k = request.params.k
@@ -100,7 +112,7 @@ class ExactDedup:
     survivors. Distinct renderings of one object all survive."""
 
     name: str = "exact-dedup"
-    description: str = "top-K views after dropping repeats of normalised text; prefix clipped at b_obj"
+    description: str = "top-K views after dropping repeats of normalised text; each view as written, clipped at b_obj"
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         k = request.params.k
@@ -131,7 +143,7 @@ class Canonical5:
     rendered, not the whole object."""
 
     name: str = "canonical-5"
-    description: str = "strongest view per object, top K; the view's text, prefix clipped at b_obj"
+    description: str = "strongest view per object, top K; each view as written, clipped at b_obj"
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         k = request.params.k
@@ -157,7 +169,7 @@ class FileQuota:
     taken, fill the remaining slots from the deferred views in rank order."""
 
     name: str = "file-quota"
-    description: str = "one view per unseen path first, then deferred views; prefix clipped at b_obj"
+    description: str = "one view per unseen path first, then deferred views; each view as written, clipped at b_obj"
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         k = request.params.k
@@ -201,7 +213,7 @@ class MMR:
     identifier-like tokens T(x); ties go to the better rank. Slots keep pick order."""
 
     name: str = "mmr"
-    description: str = "greedy 0.5 relevance - 0.5 max Jaccard redundancy; prefix clipped at b_obj"
+    description: str = "greedy 0.5 relevance - 0.5 max Jaccard redundancy; each view as written, clipped at b_obj"
     weight: float = 0.5
 
     def allocate(self, request: AllocationRequest) -> Allocation:
@@ -247,23 +259,29 @@ def _policies() -> list[Policy]:
         FileQuota(),
         MMR(),
         # Entity-First 4+1: four canonical objects plus one ungated candidate from
-        # the provenance fiber (file) of a selected object, rendered from the
-        # top without token authority. Same portfolio as no-rendering except for
-        # the query gate.
-        VitalPolicy("entity-first-4+1", "core K-1 + one ungated same-file object; objects from "
-                    "their first line, clipped at b_obj", gate=False, authority=False),
+        # the provenance fiber (file) of a selected object, each slot's
+        # representative view pasted as written. Same portfolio as no-rendering
+        # except for the query gate.
+        VitalPolicy("entity-first-4+1", "core K-1 + one ungated same-file object; each slot's "
+                    "representative view as written, clipped at b_obj", gate=False, rendering="view"),
         VitalPolicy(),
         # Companion boundary (Table 6b): 4+1 is VITAL-RAG under its slot name.
         VitalPolicy("4+1", "VITAL-RAG (companion boundary 4+1)"),
-        VitalPolicy("5+0", "top K objects, no companion slot; token authority", companions=0),
-        VitalPolicy("3+2", "core K-2 + two query-gated same-file companions; token authority",
-                    companions=2),
+        VitalPolicy("5+0", "top K objects, no companion slot; definitions under token authority",
+                    companions=0),
+        VitalPolicy("3+2", "core K-2 + two query-gated same-file companions; definitions under "
+                    "token authority", companions=2),
         # Ablations (Table 6a)
-        VitalPolicy("no-quotient", "VITAL-RAG with every view its own object: views of one "
-                    "object compete for separate slots", quotient=False),
-        VitalPolicy("no-rendering", "VITAL-RAG's portfolio rendered from each object's first "
-                    "line, clipped at b_obj, until B runs out", authority=False),
+        VitalPolicy("no-quotient", "VITAL-RAG with every view its own slot: views of one object "
+                    "compete for separate slots, each showing the object's definition", quotient=False),
+        VitalPolicy("no-rendering", "VITAL-RAG's portfolio, each slot's representative view as "
+                    "written, clipped at b_obj, until B runs out", rendering="view"),
         RawSurface("no-structure", "neither quotient nor token authority: the raw surface"),
+        # Not in the paper: the definition, from its first line, without token authority
+        VitalPolicy("entity-first-object", "entity-first-4+1's portfolio, each object's definition "
+                    "from its first line, clipped at b_obj", gate=False, rendering="object-prefix"),
+        VitalPolicy("no-rendering-object", "VITAL-RAG's portfolio, each object's definition from "
+                    "its first line, clipped at b_obj", rendering="object-prefix"),
     ]
 
 

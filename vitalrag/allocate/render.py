@@ -8,7 +8,11 @@ object's source lines::
     <source lines>
 
 Whole lines only: a window never ends inside a line, and a line that does not
-fit is left out rather than cut. Every rendering starts with ``---`` and ends
+fit is left out rather than cut.
+
+The baselines render differently (``render_verbatim``): a retrieved view's own
+lines from its first line, with no descriptor, as a surface pipeline pastes a
+chunk into the prompt. Every rendering starts with ``---`` and ends
 with a newline, so BPE never merges across two renderings and the tokens of a
 concatenation are the sum of the parts.
 
@@ -20,7 +24,7 @@ blank lines) and a sum of line counts is not the count of their join.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vitalrag.allocate.provenance import identifier_tokens
 from vitalrag.allocate.source import ObjectText
@@ -118,13 +122,37 @@ def render_prefix(obj: ObjectText, budget: int, counter: TokenCounter, *,
     return _grow(obj, budget, counter, full, 0, None)
 
 
+def _without_leading_blanks(obj: ObjectText) -> ObjectText:
+    skip = next((i for i, line in enumerate(obj.lines) if line.strip()), len(obj.lines))
+    if not skip:
+        return obj
+    return replace(obj, start_line=obj.start_line + skip, lines=obj.lines[skip:])
+
+
+def render_verbatim(obj: ObjectText, budget: int, counter: TokenCounter) -> Rendering:
+    """``obj``'s lines as written, from its first line, as many whole lines as fit
+    in ``budget``, with no descriptor: how the baselines paste a retrieved view.
+
+    Leading blank lines are left out: they show nothing, and a part that began
+    with one could merge with the previous part's last newline under BPE, so
+    the tokens of a concatenation would no longer be the sum of the parts."""
+    obj = _without_leading_blanks(obj)
+    text = "".join(line + "\n" for line in obj.lines)
+    n = counter.count(text)
+    spans = ((obj.start_line, obj.end_line),) if obj.lines and obj.verbatim else ()
+    full = Rendering(text, n, n, spans)
+    if n <= budget:
+        return full
+    return _grow(obj, budget, counter, full, 0, None, bare=True)
+
+
 def _grow(obj: ObjectText, budget: int, counter: TokenCounter, full: Rendering,
-          anchor: int, scores: list[int] | None) -> Rendering:
-    head = descriptor(obj)
+          anchor: int, scores: list[int] | None, *, bare: bool = False) -> Rendering:
+    head = "" if bare else descriptor(obj)
     head_t = counter.count(head)
     if head_t > budget:
         return Rendering("", 0, full.tokens, ())
-    sig = signature_line(obj)
+    sig = "" if bare else signature_line(obj)
     sig_t = counter.count(sig)
     lines = [line + "\n" for line in obj.lines]
     n = len(lines)

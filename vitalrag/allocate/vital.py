@@ -9,8 +9,9 @@
    core object (the store's same-file peers when it knows the object, else
    path equality) and shares an identifier-like token with the query; failing
    that, to the best remaining object; with none left it is omitted.
-3. Token authority (Eq. 4) and line-complete, query-centred rendering, in
-   allocation order; C(q) is their concatenation (Eq. 5).
+3. Token authority (Eq. 4) and line-complete, query-centred rendering of each
+   object's own definition, in allocation order; C(q) is their concatenation
+   (Eq. 5).
 
 ``VitalPolicy`` takes the switches the paper's ablations turn (quotient,
 rendering, companion count and gate), so the controls in ``controls.py`` that
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from vitalrag.allocate.base import (
     Allocation,
@@ -33,6 +35,8 @@ from vitalrag.allocate.base import (
 )
 from vitalrag.allocate.provenance import ObjectKey, identifier_tokens, object_identifier
 from vitalrag.allocate.record import Role
+from vitalrag.allocate.source import ObjectText
+from vitalrag.model import View
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,22 +176,32 @@ def object_decisions(groups: Sequence[ObjectGroup], chosen: Sequence[Selected],
     return out
 
 
+#: what an object-level policy renders for each slot
+ObjectRendering = Literal["authority", "object-prefix", "view"]
+
+
 @dataclass(frozen=True, slots=True)
 class VitalPolicy:
     """VITAL-RAG with the switches its ablations turn.
 
-    ``quotient``: group views by object (off: every view is its own object).
+    ``quotient``: group views by object (off: every view is its own slot,
+    though each slot still shows its object's definition).
     ``companions``: reserved slots after the core of K - companions objects.
     ``gate``: a companion must share a query identifier (off: any same-file object).
-    ``authority``: Eq. 4 shares and query-centred windows (off: objects from their
-    first line, clipped at b_obj, until the budget runs out)."""
+    ``rendering``: ``authority``, Eq. 4 shares and query-centred windows of each
+    object's definition (VITAL-RAG); ``view``, each slot's representative
+    retrieved view as written, from its first line, no descriptor, clipped at
+    b_obj and at the budget left (Entity-First 4+1, No rendering: the paper's
+    surface rendering); ``object-prefix``, the object's definition after a
+    descriptor from its first line, clipped the same way."""
 
     name: str = "vital"
-    description: str = "VITAL-RAG: view quotient, core K-1 + one query-relevant same-file companion, token authority"
+    description: str = ("VITAL-RAG: view quotient, core K-1 + one query-relevant same-file companion; "
+                        "each object's definition under token authority")
     quotient: bool = True
     companions: int = 1
     gate: bool = True
-    authority: bool = True
+    rendering: ObjectRendering = "authority"
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         p = request.params
@@ -198,18 +212,25 @@ class VitalPolicy:
         chosen, dropped = select_portfolio(
             groups, p.k, self.companions, gate=self.gate, peers=request.same_file,
             query_tokens=request.query_tokens)
-        if self.quotient:
-            keys = [s.group.key for s in chosen]
-            views = {s.group.key: [rv.view for rv in s.group.views] for s in chosen}
-            texts = request.source.objects(keys, views)
-            # a source that cannot name an object still lets it show its strongest view
-            items = [Item(s.group.key, s.role, s.group.rep,
-                          texts.get(s.group.key) or view_text(s.group.rep), s.reason) for s in chosen]
+        if self.rendering == "view":
+            texts: dict[ObjectKey, ObjectText] = {}
         else:
-            items = [Item(s.group.key, s.role, s.group.rep, view_text(s.group.rep), s.reason)
-                     for s in chosen]
+            # the object's definition; without the quotient several slots may show one object
+            keys = list(dict.fromkeys(s.group.rep.key for s in chosen))
+            wanted = set(keys)
+            views: dict[ObjectKey, list[View]] = {}
+            for rv in request.ranked:  # in retrieval order: strongest first
+                if rv.key in wanted:
+                    views.setdefault(rv.key, []).append(rv.view)
+            texts = request.source.objects(keys, views)
+        # a source that cannot name an object still lets it show its strongest view
+        items = [Item(s.group.key, s.role, s.group.rep,
+                      texts.get(s.group.rep.key) or view_text(s.group.rep), s.reason) for s in chosen]
         return finish(self.name, request, items, object_decisions(groups, chosen, dropped),
-                      authority=self.authority,
+                      rendering=_RENDERING[self.rendering],
                       extra_params={"core": max(p.k - min(self.companions, p.k), 0),
                                     "companions": self.companions, "gate": self.gate,
                                     "quotient": self.quotient, "unit": "object" if self.quotient else "view"})
+
+
+_RENDERING: dict[str, str] = {"authority": "token-authority", "object-prefix": "prefix", "view": "verbatim"}
