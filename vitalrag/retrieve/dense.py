@@ -14,9 +14,10 @@ import json
 import logging
 import os
 import re
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -29,6 +30,10 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}", "default"}
 
 Progress = Callable[[str, int, int], None]
+
+#: sentence-transformers models loaded in this process, by (source, device)
+_LOADED: dict[tuple[str, str], Any] = {}
+_LOADED_LOCK = threading.Lock()
 
 
 class ModelLoadError(InputError):
@@ -90,20 +95,29 @@ class SentenceTransformerEmbedder:
                     f"dense retrieval needs sentence-transformers and torch: pip install 'vitalrag[embed]' ({exc})"
                 ) from exc
             device = self._device or ("cuda" if torch.cuda.is_available() else "cpu")
-            local = Path(self.source).expanduser().is_dir()
-            offline = local or os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes")
-            try:
-                # a folder, or a name already in the Hugging Face cache: no network
-                self._model = SentenceTransformer(self.source, device=device, local_files_only=True)
-            except Exception as exc:  # missing files, bad config: try the hub unless offline
-                if offline:
-                    raise self._error(exc) from exc
-                try:
-                    self._model = SentenceTransformer(self.source, device=device)
-                except Exception as exc2:
-                    raise self._error(exc2) from exc2
-            log.info("loaded embedding model %s on %s", self.name, device)
+            # one load per process and model: a library caller or a test that opens
+            # many retrievers over one index pays for the model once
+            with _LOADED_LOCK:
+                key = (self.source, device)
+                if key not in _LOADED:
+                    _LOADED[key] = self._from_files(SentenceTransformer, device)
+                    log.info("loaded embedding model %s on %s", self.name, device)
+                self._model = _LOADED[key]
         return self._model
+
+    def _from_files(self, loader: Any, device: str) -> Any:
+        local = Path(self.source).expanduser().is_dir()
+        offline = local or os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes")
+        try:
+            # a folder, or a name already in the Hugging Face cache: no network
+            return loader(self.source, device=device, local_files_only=True)
+        except Exception as exc:  # missing files, bad config: try the hub unless offline
+            if offline:
+                raise self._error(exc) from exc
+            try:
+                return loader(self.source, device=device)
+            except Exception as exc2:
+                raise self._error(exc2) from exc2
 
     def _error(self, exc: Exception) -> ModelLoadError:
         first = str(exc).splitlines()[0] if str(exc) else ""
