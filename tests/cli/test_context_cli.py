@@ -21,11 +21,14 @@ if "context" not in main.commands:  # until vitalrag/cli/__init__.py registers t
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory) -> str:
+def store(tmp_path_factory, packaged_model) -> str:
+    """Indexed with the default model, as a user's index is (the session's
+    ``packaged_model`` is loaded already, so the CLI's embedder reuses it)."""
     folder = tmp_path_factory.mktemp("cli-ctx") / "idx"
     result = CliRunner().invoke(main, ["index", str(FIXTURES / "py_resolution"), "--store", str(folder),
-                                       "--name", "pyr", "--model", "hashing", "--json"])
+                                       "--name", "pyr", "--json"])
     assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["model"] == packaged_model.name
     return str(folder)
 
 

@@ -479,10 +479,15 @@ def java_tree(tmp_path, monkeypatch):
     later runs parse in parallel from the first byte."""
     from tests_support import make_java_tree
 
+    from vitalrag.ingest import pipeline
+
     root = make_java_tree(tmp_path / "j", files=40)
     one = MemoryStore(tmp_path / "one")
     index_repository(root, one, name="j", workers=1)
     _parallel_from_the_first_byte(monkeypatch)
+    # what else the session holds (the real model is over 1 GiB resident) must not
+    # decide whether workers are kept; the size rule has a test of its own
+    monkeypatch.setattr(pipeline, "_KEEP_MAX_RSS", 1 << 62)
     return root, one.export()
 
 

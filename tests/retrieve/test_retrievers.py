@@ -131,13 +131,14 @@ def test_unloadable_model_names_the_model_and_the_default(monkeypatch):
 
 
 @pytest.mark.network
-def test_real_packaged_model_end_to_end(tmp_path):
+def test_real_packaged_model_end_to_end(tmp_path, packaged_model):
     """The offline all-MiniLM-L6-v2: a natural-language query finds the function."""
     from vitalrag.retrieve.dense import make_embedder
 
     store = MemoryStore(tmp_path / "idx")
     index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
-    emb = make_embedder(None)
+    emb = make_embedder(None)  # the default, which reuses the session's loaded model
+    assert emb.name == packaged_model.name
     RetrievalIndex.build(store, store.folder, embedder=emb)
     r = Retriever(store, RetrievalIndex.load(store.folder), emb)
     hits = r.search("turn a piece of text into a lowercase dash separated url slug", retriever="dense", k=3)

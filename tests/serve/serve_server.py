@@ -19,7 +19,7 @@ import httpx2  # noqa: E402  (the mcp SDK's HTTP client)
 
 from vitalrag.graph.memory import MemoryStore  # noqa: E402
 from vitalrag.ingest import index_repository  # noqa: E402
-from vitalrag.retrieve.dense import HashingEmbedder  # noqa: E402
+from vitalrag.retrieve.dense import Embedder, HashingEmbedder  # noqa: E402
 from vitalrag.retrieve.index import RetrievalIndex  # noqa: E402
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
@@ -32,17 +32,21 @@ def serve_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "vitalrag", "serve", *args]
 
 
-def build_index(repo: Path, folder: Path, name: str = REPO) -> Path:
-    """Index ``repo`` into ``folder`` with the deterministic hashing embedder."""
+def build_index(repo: Path, folder: Path, name: str = REPO, embedder: Embedder | None = None) -> Path:
+    """Index ``repo`` into ``folder`` with ``embedder`` (default: the deterministic
+    hashing embedder, for tests about reloading rather than retrieval)."""
     store = MemoryStore(folder)
     index_repository(repo, store, name=name, workers=1)
-    RetrievalIndex.build(store, folder, embedder=HashingEmbedder())
+    RetrievalIndex.build(store, folder, embedder=embedder or HashingEmbedder())
     return folder
 
 
-@pytest.fixture(scope="module")
-def index_path(tmp_path_factory) -> Path:
-    return build_index(FIXTURES / "py_resolution", tmp_path_factory.mktemp("serve") / "idx")
+@pytest.fixture(scope="session")
+def index_path(tmp_path_factory, packaged_model) -> Path:
+    """The fixture repository indexed with the real default model, which the
+    servers started on it load as a user's would."""
+    return build_index(FIXTURES / "py_resolution", tmp_path_factory.mktemp("serve") / "idx",
+                       embedder=packaged_model)
 
 
 def free_port() -> int:

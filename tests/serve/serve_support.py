@@ -146,7 +146,7 @@ async def check_every_tool(session: ClientSession) -> None:
     status = data(await session.call_tool("index_status", {}))
     assert [r["name"] for r in status["repositories"]] == ["pyr"]
     assert status["repositories"][0]["objects"]["class"] >= 1
-    assert status["model"] == "hashing-256" and status["views"] > 0 and status["dense"]
+    assert status["model"] == "all-MiniLM-L6-v2" and status["views"] > 0 and status["dense"]
     assert status["last_indexed"] is not None
 
 

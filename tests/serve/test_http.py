@@ -76,7 +76,7 @@ def test_http_server_log_never_shows_the_token(http_server, index_path):
 
 
 def test_http_without_a_token_needs_no_authorization(index_path):
-    for server in start_http(index_path, None):
+    for server in start_http(index_path, None, "--no-warm"):  # index_status needs no model
         async def main() -> None:
             async with http_session(server.url, None) as session:
                 status = data(await session.call_tool("index_status", {}))
