@@ -64,7 +64,8 @@ def test_build_run_report(runner, task_file, tmp_path):
     for title in ("Table 1: evidence-survival gap under Entity-First 4+1", "Table 2: allocation controls",
                   "Table 3: paired results", "Table 6 (a)", "Table 6 (b)", "Table 6 (c)"):
         assert title in md
-    assert "| Scope | Tasks | R@5 | Auth.@5 | R@4K | ΔRecall | Tokens |" in md
+    assert "| Scope | Tasks | R@5 | Auth.@5 | R@4K | ΔRecall | Tokens | Ceil. | R@4K in ceil. |" in md
+    assert "Gold sizes" in md and (folder / "gold_sizes.csv").is_file()
     assert "| Java |" in md and "| Python |" in md
     table6c = (folder / "table6c.md").read_text()
     assert [line.split("|")[1].strip() for line in table6c.splitlines() if line.startswith("| ") and "K |" in line] \
@@ -89,7 +90,20 @@ def test_retrieved_pool_runs_end_to_end(runner, task_file, tmp_path):
     result = runner.invoke(main, ["eval", "run", str(task_file), "-o", str(tmp_path / "r"), "--pool", "retrieved",
                                   "--policies", "vital,entity-first-4+1", "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["results"][0]["n"] == 8
+    data = json.loads(result.stdout)
+    assert data["results"][0]["n"] == 8
+    assert data["run"]["model"] == "all-MiniLM-L6-v2"  # the real default model, not the hashing embedder
+
+
+def test_limit_runs_a_sample_and_small_runs_are_flagged(runner, task_file, tmp_path, caplog):
+    result = runner.invoke(main, ["eval", "run", str(task_file), "-o", str(tmp_path / "l"), "--limit", "3",
+                                  "--policies", "vital,entity-first-4+1", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["results"][0]["n"] == 3 and data["run"]["tasks_in"] == 8 and data["run"]["tasks_run"] == 3
+    assert any("fewer than 30 tasks in all (3)" in r.getMessage() for r in caplog.records)
+    report = runner.invoke(main, ["eval", "report", str(tmp_path / "l"), "--no-plots"])
+    assert "fewer than 30 tasks: All (n = 3)" in report.stdout
 
 
 def test_corpus_fetch_local_folder_and_list(runner):

@@ -134,14 +134,17 @@ def build(repos: tuple[str, ...], output: Path, context_lines: int, seed: int, n
 @click.option("--depth", type=click.IntRange(min=1), default=100, show_default=True,
               help="Views per task in the pool.")
 @click.option("--model", envvar="VITALRAG_MODEL", default=None,
-              help="Embedding model of the retrieved pool (default: the hashing embedder; "
-                   "'default' for all-MiniLM-L6-v2).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the bootstrap intervals.")
+              help="Embedding model of the retrieved pool (default: all-MiniLM-L6-v2, the model "
+                   "`vitalrag index` uses; 'hashing' for the fast, weak hashing embedder).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the bootstrap intervals (and of the --limit sample).")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Run a seeded sample of this many tasks (a quick look; intervals widen).")
 @click.option("-o", "--output", "run_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Run folder: results.jsonl, summary.json, plan.json.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary's overall rows as JSON.")
 def run(tasks_file: Path, policies: str, budget: int, budgets: str | None, sweep_policies: str, pool: str,
-        depth: int, model: str | None, seed: int, run_dir: Path, as_json: bool) -> None:
+        depth: int, model: str | None, seed: int, limit: int | None, run_dir: Path, as_json: bool) -> None:
     """Run allocation policies on TASKS and save per-task results and a summary
     (Recall@5, Recall@B, delta, Auth@5, tokens with 95% bootstrap intervals,
     paired comparisons against entity-first-4+1)."""
@@ -152,7 +155,7 @@ def run(tasks_file: Path, policies: str, budget: int, budgets: str | None, sweep
     chosen = tuple(policy_names()) if policies.strip() == "all" else _names(policies)
     sweep = tuple(b for b in _ints(budgets, "--budgets"))
     plan = RunPlan(policies=chosen, budget=budget, sweep_budgets=sweep, sweep_policies=_names(sweep_policies),
-                   pool=pool, depth=depth, model=model, seed=seed)
+                   pool=pool, depth=depth, model=model, seed=seed, limit=limit)
     tasks = read_tasks(tasks_file)
     with progress_bar() as progress:
         summary = run_tasks(tasks, plan, run_dir, progress=progress)

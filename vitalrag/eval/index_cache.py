@@ -93,12 +93,13 @@ def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None 
 
 def corpus_retrieval(store: MemoryStore, model: str | None, *, progress: Progress | None = None):  # noqa: ANN201
     """The retrieval index beside a cached corpus store, built for ``model``
-    (``hashing`` when None) unless one for that model is already there."""
+    (the real default model, as ``vitalrag index`` uses, when None) unless one
+    for that model is already there."""
     from vitalrag.errors import StoreNotFound
     from vitalrag.retrieve.dense import make_embedder
     from vitalrag.retrieve.index import RetrievalIndex
 
-    embedder = make_embedder(model or "hashing")
+    embedder = make_embedder(model)
     try:
         index = RetrievalIndex.load(store.folder)
         if index.model == embedder.name:

@@ -80,9 +80,11 @@ class RetrievedPool:
 
     name = "retrieved"
 
-    def __init__(self, retriever: object, depth: int = DEFAULT_DEPTH) -> None:
+    def __init__(self, retriever: object, depth: int = DEFAULT_DEPTH, *, model: str = "") -> None:
         self.retriever = retriever
         self.depth = depth
+        #: the embedding model the dense retriever uses
+        self.model = model
 
     def pool(self, task: Task) -> list[ScoredView]:
         # ask for more than depth: views of the future part of the file are dropped

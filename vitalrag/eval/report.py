@@ -54,7 +54,7 @@ def header(summary: dict[str, Any]) -> str:
         f"- tasks: {summary['tasks']} (" + ", ".join(
             f"{k.split(':', 1)[1]} {v['n']}" for k, v in summary["groups"].items() if k.startswith("language:")) + ")",
         f"- pool: {plan['pool']} (depth {plan['depth']}"
-        + (f", model {plan['model'] or 'hashing'}" if plan["pool"] == "retrieved" else ", BM25 over candidate views")
+        + (f", model {run.get('model') or plan['model'] or 'the default'}" if plan["pool"] == "retrieved" else ", BM25 over candidate views")
         + f"); K = {plan['k']}, B = {plan['budget']}, b_obj = {plan['b_obj']}, b_min = {plan['b_min']}",
         f"- gold object in the pool: {100 * g['gold_in_pool']:.1f}% of tasks; gold definition fits the "
         f"per-object cap ({plan['b_obj']} tokens) whole: {100 * g['gold_fits_cap']:.1f}% "

@@ -11,6 +11,7 @@ graph comes from the per-corpus index cache, so a rerun does no ingest.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -25,7 +26,7 @@ from vitalrag.allocate.render import full_rendering
 from vitalrag.errors import InputError
 from vitalrag.eval.metrics import auth_at_k, gold_survives, recall_at_k
 from vitalrag.eval.pool import DEFAULT_DEPTH, CachedGraphSource, FixedPool, Pool, RetrievedPool
-from vitalrag.eval.summary import summarise
+from vitalrag.eval.summary import SMALL_GROUP, summarise
 from vitalrag.eval.tasks import Task
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import ScoredView, file_id
@@ -58,6 +59,8 @@ class RunPlan:
     b_min: int = 128
     seed: int = 0
     base: str = BASE_POLICY
+    #: run a seeded sample of this many tasks (None: all of them)
+    limit: int | None = None
 
     def __post_init__(self) -> None:
         known = set(policy_names())
@@ -73,6 +76,8 @@ class RunPlan:
                 raise InputError(f"budgets must be positive, got {b}")
         if self.depth < 1:
             raise InputError(f"pool depth must be at least 1, got {self.depth}")
+        if self.limit is not None and self.limit < 1:
+            raise InputError(f"--limit must be at least 1, got {self.limit}")
 
     def runs(self) -> list[tuple[str, int]]:
         """(policy, budget) pairs, in run order, without repeats."""
@@ -135,7 +140,7 @@ def make_pool(plan: RunPlan, store: GraphStore, repo: str) -> Pool:
     from vitalrag.retrieve.api import Retriever
 
     index, embedder = corpus_retrieval(store, plan.model)  # type: ignore[arg-type]
-    return RetrievedPool(Retriever(store, index, embedder), plan.depth)
+    return RetrievedPool(Retriever(store, index, embedder), plan.depth, model=embedder.name)
 
 
 def default_opener(workers: int | None = None, progress: Progress | None = None) -> StoreOpener:
@@ -149,16 +154,31 @@ def default_opener(workers: int | None = None, progress: Progress | None = None)
     return open_
 
 
+def sample_tasks(tasks: Sequence[Task], n: int | None, seed: int = 0) -> list[Task]:
+    """``n`` tasks drawn without replacement, the same for the same seed and task
+    ids (every repository and language keeps its share on average), in their
+    original order; all of them when ``n`` is None or not smaller."""
+    if n is None or n >= len(tasks):
+        return list(tasks)
+    keyed = sorted(range(len(tasks)),
+                   key=lambda i: hashlib.sha256(f"{seed}:{tasks[i].id}".encode()).hexdigest())
+    keep = set(keyed[:n])
+    return [t for i, t in enumerate(tasks) if i in keep]
+
+
 def run_tasks(tasks: Sequence[Task], plan: RunPlan, out_dir: str | Path, *,
               open_store: StoreOpener | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Evaluate ``plan`` on ``tasks``; write results, plan and summary into ``out_dir``."""
     if not tasks:
         raise InputError("no tasks to run")
+    tasks_in = len(tasks)
+    tasks = sample_tasks(tasks, plan.limit, plan.seed)
     started = time.perf_counter()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     opener = open_store or default_opener(progress=progress)
     state = RunState()
+    model: str | None = None
     by_repo: dict[tuple[str, str], list[Task]] = defaultdict(list)
     for t in tasks:
         by_repo[(t.repo, t.root)].append(t)
@@ -169,6 +189,7 @@ def run_tasks(tasks: Sequence[Task], plan: RunPlan, out_dir: str | Path, *,
         for (repo, root), group in sorted(by_repo.items()):
             store = opener(repo, root)
             pool = make_pool(plan, store, repo)
+            model = getattr(pool, "model", None) or model
             source = CachedGraphSource(store)
             file_lines: dict[str, list[str]] = {}
             for task in sorted(group, key=lambda t: t.id):
@@ -194,8 +215,13 @@ def run_tasks(tasks: Sequence[Task], plan: RunPlan, out_dir: str | Path, *,
     tmp.replace(out / "results.jsonl")
     seconds = time.perf_counter() - started
     summary = summarise(rows, plan, seed=plan.seed)
-    summary["run"] = {"tasks_in": len(tasks), "skipped": dict(state.skipped),
+    summary["run"] = {"tasks_in": tasks_in, "tasks_run": len(tasks), "skipped": dict(state.skipped),
                       "span_text_mismatches": state.mismatches, "seconds": round(seconds, 2)}
+    if model:
+        summary["run"]["model"] = model
+    if summary["small_groups"]:
+        log.warning("fewer than %d tasks in %s: their 95%% intervals come from too few tasks to rely on",
+                    SMALL_GROUP, ", ".join(f"{g} ({n})" for g, n in summary["small_groups"].items()))
     (out / "plan.json").write_text(json.dumps(plan.to_dict(), indent=2))
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
