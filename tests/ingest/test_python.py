@@ -229,6 +229,122 @@ def test_a_name_defined_once_is_not_guessed(tmp_path):
     }
 
 
+RETURNS_MODELS = '''\
+class Response:
+    def read(self):
+        return b""
+
+
+class Cookies:
+    def extract(self, response):
+        return None
+
+
+class Transport:
+    def handle(self, request) -> "Response":
+        return Response()
+'''
+
+RETURNS_CLIENT = '''\
+from __future__ import annotations
+
+import typing
+
+from models import Cookies, Response, Transport
+
+
+class Client:
+    def __init__(self):
+        self._cookies = Cookies()
+
+    @property
+    def cookies(self) -> Cookies:
+        return self._cookies
+
+    def _transport(self) -> Transport | None:
+        return Transport()
+
+    def _send(self, request) -> Response:
+        transport = self._transport()
+        response = transport.handle(request)
+        self.cookies.extract(response)
+        return response
+
+    def send(self, request) -> Response:
+        response = self._send(request)
+        response.read()
+        self._send(request).read()
+        return response
+
+    def copy(self) -> typing.Self:
+        return self
+
+    def again(self):
+        return self.copy().send(None)
+
+    def untyped(self):
+        return None
+
+    def name(self) -> str:
+        return "c"
+
+    def many(self) -> list[Response]:
+        return []
+
+    def unknown(self):
+        self.untyped().read()
+        value = self.untyped()
+        value.read()
+        self.name().upper()
+        items = self.many()
+        items.read()
+
+
+class AsyncClient:
+    async def send(self) -> Response:
+        return Response()
+
+    async def get(self):
+        response = await self.send()
+        response.read()
+'''
+
+
+@pytest.fixture(scope="module")
+def returns_graph(tmp_path_factory):
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+
+    root = tmp_path_factory.mktemp("returns")
+    (root / "models.py").write_text(RETURNS_MODELS)
+    (root / "client.py").write_text(RETURNS_CLIENT)
+    store = MemoryStore(root / ".idx")
+    index_repository(root, store, name="rt", workers=1)
+    return store
+
+
+@pytest.mark.parametrize("source,targets", [
+    # `transport` from `-> Transport | None`, `response` from the forward reference "Response",
+    # `self.cookies` from the property's annotation
+    ("Client._send", {"client.py:Client._transport", "models.py:Transport.handle", "models.py:Cookies.extract"}),
+    # a local typed by `-> Response`, and the call on the call's value
+    ("Client.send", {"client.py:Client._send", "models.py:Response.read"}),
+    ("Client.again", {"client.py:Client.copy", "client.py:Client.send"}),  # -> typing.Self
+    ("AsyncClient.get", {"client.py:AsyncClient.send", "models.py:Response.read"}),  # x = await f()
+    # no annotation, one outside the repository, a generic: nothing more is known
+    ("Client.unknown", {"client.py:Client.untyped", "client.py:Client.name", "client.py:Client.many"}),
+])
+def test_calls_on_values_typed_by_return_annotations(returns_graph, source, targets):
+    got = {e.target for e in returns_graph.find_edges(source=f"rt:client.py:{source}", kind="CALLS")}
+    assert got == {f"rt:{t}" for t in targets}
+
+
+def test_calls_on_unannotated_values_stay_unresolved(returns_graph):
+    got = {(u.name, u.reason) for u in returns_graph.unresolved() if u.source == "rt:client.py:Client.unknown"}
+    assert got == {("self.untyped().read", "dynamic-receiver"), ("value.read", "untyped-variable"),
+                   ("self.name().upper", "dynamic-receiver"), ("items.read", "untyped-variable")}
+
+
 def test_overload_stubs_and_setters_yield(tmp_path):
     from vitalrag.graph.memory import MemoryStore
     from vitalrag.ingest import index_repository

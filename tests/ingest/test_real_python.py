@@ -1,4 +1,4 @@
-"""Real code: the sdists of requests and click, fetched from PyPI into a cache.
+"""Real code: the sdists of requests, click and httpx, fetched from PyPI into a cache.
 
 Each assertion was checked by hand against the source of that release.
 """
@@ -127,3 +127,41 @@ def test_click_overloads_yield_to_implementation(click_graph):
     assert {CK + "decorators.py:command", CK + "decorators.py:command#overload1"} <= ids
     assert _has(store, "click:tests/test_basic.py:test_basic_functionality",
                 CK + "decorators.py:command", "TESTS")
+
+
+@pytest.fixture(scope="module")
+def httpx_graph(tmp_path_factory):
+    corpus = fetch("pypi:httpx==0.28.1")
+    store = MemoryStore(tmp_path_factory.mktemp("httpx") / "idx")
+    index_repository(corpus.path, store, name="httpx")
+    return store
+
+
+HX = "httpx:httpx/"
+
+# The sync client's send path: every call to httpx code these four methods make,
+# read off the 0.28.1 source (generator methods, hooks and logging are outside
+# it). ``response`` is typed by ``-> Response`` of the method that returned it,
+# ``transport`` by ``_transport_for_url(...) -> BaseTransport``, ``self.cookies``
+# by the property's ``-> Cookies``.
+HTTPX_SEND_PATH = {
+    "_client.py:Client.send": {
+        "_client.py:BaseClient._set_timeout", "_client.py:BaseClient._build_request_auth",
+        "_client.py:Client._send_handling_auth", "_models.py:Response.read", "_models.py:Response.close"},
+    "_client.py:Client._send_handling_auth": {
+        "_auth.py:Auth.sync_auth_flow", "_client.py:Client._send_handling_redirects",
+        "_models.py:Response.read", "_models.py:Response.close"},
+    "_client.py:Client._send_handling_redirects": {
+        "_exceptions.py:TooManyRedirects", "_client.py:Client._send_single_request",
+        "_client.py:BaseClient._build_redirect_request", "_models.py:Response.read", "_models.py:Response.close"},
+    "_client.py:Client._send_single_request": {
+        "_client.py:Client._transport_for_url", "_exceptions.py:request_context",
+        "_transports/base.py:BaseTransport.handle_request", "_client.py:BoundSyncStream",
+        "_models.py:Cookies.extract_cookies"},
+}
+
+
+@pytest.mark.parametrize("source", sorted(HTTPX_SEND_PATH))
+def test_httpx_send_path_calls_exact(httpx_graph, source):
+    got = {e.target for e in httpx_graph.find_edges(source=HX + source, kind="CALLS")}
+    assert got == {HX + t for t in HTTPX_SEND_PATH[source]}

@@ -16,6 +16,7 @@ import ast
 import bisect
 import inspect
 import posixpath
+import re
 from typing import Any
 
 from tree_sitter import Node, QueryCursor
@@ -133,6 +134,8 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
     kinds: dict[str, str] = {}
     secondary: list[str] = []
     class_bases: dict[str, list[str]] = {}
+    returns: dict[str, str] = {}
+    properties: list[str] = []
     for node, is_class in defs:
         while stack and node.start_byte >= stack[-1][0]:
             stack.pop()
@@ -177,6 +180,12 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
             kind = "test" if parent_kind == "file" and test_file and name.startswith("test") else "function"
         if role:
             secondary.append(oid)
+        if not is_class:
+            returned = annotation_name(node.child_by_field_name("return_type"))
+            if returned:
+                returns[oid] = returned
+            if outer is not node and _is_property(outer):
+                properties.append(oid)
         s_line, e_line = start_line(outer), end_line(outer)
         facts.objects.append(CodeObject(
             id=oid, kind=kind, name=name, qualname=qualname, repo=repo, path=path, language="python",
@@ -237,19 +246,53 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
         elif "param.name" in caps:
             pname = caps["param.name"][0]
             owner = scopes.owner(pname.start_byte, fid)
-            ptype = caps["param.type"][0]
-            d = dotted(ptype.named_children[0]) if ptype.named_children else None
-            if d is None and ptype.named_children and ptype.named_children[0].type == "string":
-                d = text(ptype.named_children[0]).strip("'\"")  # forward reference "Session"
+            d = annotation_name(caps["param.type"][0])
             if d:
                 params.setdefault(owner, {})[text(pname)] = d
     facts.data = {"imports": imports, "assigns": assigns, "attr_assigns": attr_assigns,
                   "params": params, "class_bases": class_bases,
                   "variables": {k: sorted(v) for k, v in variables.items()},
                   "secondary": secondary, "with_assigns": with_assigns,
+                  "returns": returns, "properties": properties,
                   "returns_self": [o.id for o in facts.objects
                                    if o.name == "__enter__" and _returns_self(lines[o.start_line - 1:o.end_line])]}
     return facts
+
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_PROPERTY_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
+
+
+def annotation_name(node: Node | None) -> str | None:
+    """The class an annotation names, as written: ``Session``, ``models.Response``,
+    the forward reference ``"Session"``, and ``X`` of ``X | None`` or
+    ``Optional[X]``; None for anything else (generics, unions of classes)."""
+    if node is not None and node.type == "type":
+        node = node.named_children[0] if node.named_children else None
+    if node is None:
+        return None
+    if node.type in ("identifier", "attribute"):
+        return dotted(node)
+    if node.type == "string":
+        inner = text(node).strip("'\"").strip()
+        return inner if _DOTTED.fullmatch(inner) else None
+    if node.type == "binary_operator" and text(node.child_by_field_name("operator")) == "|":
+        sides = [c for c in (node.child_by_field_name("left"), node.child_by_field_name("right"))
+                 if c is not None and c.type != "none" and text(c) != "None"]
+        return annotation_name(sides[0]) if len(sides) == 1 else None
+    if node.type == "generic_type" and len(node.named_children) == 2:  # Optional[X]
+        head, params = node.named_children
+        if text(head) == "Optional" and len(params.named_children) == 1:
+            return annotation_name(params.named_children[0])
+    if node.type == "subscript" and text(node.child_by_field_name("value")) == "typing.Optional":
+        subscripts = node.children_by_field_name("subscript")
+        return annotation_name(subscripts[0]) if len(subscripts) == 1 else None
+    return None
+
+
+def _is_property(decorated: Node) -> bool:
+    return any(dec.type == "decorator" and text(dec).lstrip("@").strip() in _PROPERTY_DECORATORS
+               for dec in decorated.children)
 
 
 def _returns_self(body: list[str]) -> bool:

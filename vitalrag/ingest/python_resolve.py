@@ -5,8 +5,11 @@ definitions and local imports), the module's own definitions, its imports, and
 the builtins. Attribute chains then step through modules (``pkg.mod.f``),
 classes and their in-repository bases (``Cls.method``, ``self.m``, ``cls.m``,
 ``super().m``), and instances whose class is known from an annotation
-(``def f(s: Session)``), a constructor assignment (``s = Session()``) or an
-attribute assigned in the class (``self.adapter = HTTPAdapter()``).
+(``def f(s: Session)``), a constructor assignment (``s = Session()``), an
+attribute assigned in the class (``self.adapter = HTTPAdapter()``), or the
+return annotation of the function, method or property that gave the value
+(``r = self._send(...)`` where ``_send(...) -> Response``; ``self.cookies``
+where the property is ``-> Cookies``).
 
 ``from x import y`` follows re-exports through ``__init__`` modules and star
 imports. A reference that leads outside the repository (standard library,
@@ -69,6 +72,9 @@ class _Index:
     stars: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     bases: dict[str, list[Target]] = field(default_factory=dict)
     returns_self: set[str] = field(default_factory=set)
+    #: function id -> its return annotation as written; the ids of properties
+    returns: dict[str, str] = field(default_factory=dict)
+    properties: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         for f in self.facts:
@@ -77,6 +83,8 @@ class _Index:
             self.file_of[f.file.id] = f
             secondary = set(f.data.get("secondary", ()))
             self.returns_self.update(f.data.get("returns_self", ()))
+            self.returns.update(f.data.get("returns", {}))
+            self.properties.update(f.data.get("properties", ()))
             for o in f.objects:
                 self.kinds[o.id] = o.kind
                 self.file_of[o.id] = f
@@ -331,15 +339,23 @@ class _Resolver:
                 enter = self.member(t[1], "__enter__")
                 if enter[0] == "object" and enter[1] in self.ix.returns_self:
                     return ("instance", t[1])
-        for expr in (annotation, callee):
-            if expr and (scope, expr) not in self._active:
-                self._active.add((scope, expr))
-                try:
-                    t = self.resolve_expr(self.ix.parents.get(scope, scope) if expr is annotation else scope, expr)
-                finally:
-                    self._active.discard((scope, expr))
-                if t[0] == "object" and self.ix.kinds.get(t[1]) in ("class", "interface", "enum"):
-                    return ("instance", t[1])
+        if annotation and (scope, annotation) not in self._active:
+            self._active.add((scope, annotation))
+            try:
+                t = self.resolve_expr(self.ix.parents.get(scope, scope), annotation)
+            finally:
+                self._active.discard((scope, annotation))
+            if t[0] == "object" and self.ix.kinds.get(t[1]) in ("class", "interface", "enum"):
+                return ("instance", t[1])
+        if callee and (scope, callee) not in self._active:
+            self._active.add((scope, callee))
+            try:
+                # `x = Cls(...)`, or `x = f(...)` where f's return annotation names a class
+                t = self.construct(self.resolve_expr(scope, callee))
+            finally:
+                self._active.discard((scope, callee))
+            if t[0] == "instance":
+                return t
         return None
 
     def enclosing_class(self, scope: str) -> str | None:
@@ -378,10 +394,8 @@ class _Resolver:
                 return ("object", ids[0]) if len(ids) == 1 else ("missing", "ambiguous-definition")
             assigned = self.ix.file_of[c].data.get("attr_assigns", {}).get(c, {}).get(attr)
             if assigned:
-                t = self.resolve_expr(self.ix.parents[c], assigned)
-                if t[0] == "object" and self.ix.kinds.get(t[1]) in ("class", "interface", "enum"):
-                    return ("instance", t[1])
-                return ("missing", "dynamic-receiver")
+                t = self.construct(self.resolve_expr(self.ix.parents[c], assigned))
+                return t if t[0] == "instance" else ("missing", "dynamic-receiver")
             if attr in self.variables(c):
                 return ("missing", "untyped-attribute")
         if external or (attr.startswith("__") and attr.endswith("__")):
@@ -417,11 +431,35 @@ class _Resolver:
         return target
 
     def construct(self, target: Target) -> Target:
-        """What calling ``target`` gives: an instance when it is a class we know."""
+        """What calling ``target`` gives: an instance when it is a class we know,
+        or a function or method whose return annotation names one."""
         if target[0] == "object" and self.ix.kinds.get(target[1]) in ("class", "enum"):
             return ("instance", target[1])
+        if target[0] == "object" and target[1] in self.ix.returns:
+            return self.returned(target[1])
         if target[0] in ("missing", "external"):
             return target
+        return ("missing", "dynamic-receiver")
+
+    def returned(self, fn: str) -> Target:
+        """An instance of the class ``fn``'s return annotation names (``Self``:
+        the class of the method), resolved where ``fn`` is defined."""
+        annotation = self.ix.returns.get(fn)
+        if annotation is None:
+            return ("missing", "dynamic-receiver")
+        if annotation.rsplit(".", 1)[-1] == "Self":
+            cls = self.enclosing_class(fn)
+            return ("instance", cls) if cls is not None else ("missing", "dynamic-receiver")
+        key = (fn, "-> " + annotation)
+        if key in self._active:
+            return ("missing", "dynamic-receiver")
+        self._active.add(key)
+        try:
+            t = self.resolve_expr(self.ix.parents.get(fn, fn), annotation)
+        finally:
+            self._active.discard(key)
+        if t[0] == "object" and self.ix.kinds.get(t[1]) in ("class", "interface", "enum"):
+            return ("instance", t[1])
         return ("missing", "dynamic-receiver")
 
     def step(self, target: Target, attr: str, scope: str) -> Target:
@@ -430,6 +468,11 @@ class _Resolver:
             return self.lookup_in_module(value, attr, self.ix.file_of[scope])
         if kind == "variable":
             return ("missing", "module-variable")
+        if kind == "object" and value in self.ix.properties:
+            # `self.cookies.extract_cookies`: the property's value, by its return annotation
+            kind, value = self.returned(value)
+            if kind != "instance":
+                return (kind, value)
         if kind in ("instance", "object"):
             if kind == "object" and self.ix.kinds.get(value) not in ("class", "interface", "enum"):
                 return ("missing", "dynamic-receiver")

@@ -19,6 +19,11 @@
   left: (identifier) @assign.target
   right: (call function: (_) @assign.callee)) @assign
 
+; `x = await f(...)`: an async function's return annotation is what the await gives.
+(assignment
+  left: (identifier) @assign.target
+  right: (await (call function: (_) @assign.callee))) @assign
+
 (assignment
   left: (attribute
     object: (identifier) @assign.attr.object
