@@ -185,3 +185,36 @@ def test_task_records_what_the_brief_asks():
     fields = set(Task.__dataclass_fields__)
     assert {"repo", "path", "line", "setting", "language", "query", "gold_id", "gold", "candidates",
             "difficulty"} <= fields
+
+
+MODULE_IMPORTS = {
+    "pkg/__init__.py": "from ._client import Client, helper\n",
+    "pkg/_client.py": "class Client:\n    def get(self):\n        return 1\n\n\ndef helper(x):\n    return x\n",
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/mod.py": "def thing():\n    return 2\n",
+    "user.py": ("import pkg\nimport pkg.sub.mod as m\nfrom pkg.sub import mod\n\n\ndef run():\n"
+                "    c = pkg.Client()\n    y = m.thing()\n    z = mod.thing()\n    return pkg.helper(c)\n"),
+}
+
+
+def test_module_attribute_uses_are_repository_imports(tmp_path):
+    # import httpx; httpx.Client(...): the package re-exports Client from a
+    # private module, and the gold is the definition there
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+
+    for rel, text in MODULE_IMPORTS.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(tmp_path / "src", store, name="mini", workers=1)
+    tasks, _ = build_tasks(store, "mini", min_candidates=3, random_per_file=3)
+    got = {t.line: (t.used_name, t.gold_id) for t in tasks}
+    assert got == {7: ("pkg.Client", "mini:pkg/_client.py:Client"),
+                   8: ("m.thing", "mini:pkg/sub/mod.py:thing"),
+                   9: ("mod.thing", "mini:pkg/sub/mod.py:thing"),
+                   10: ("pkg.helper", "mini:pkg/_client.py:helper")}
+    assert set(tasks[0].candidates) == {"mini:pkg/_client.py:Client", "mini:pkg/_client.py:helper",
+                                        "mini:pkg/sub/mod.py:thing"}
+    imports = read_imports("python", MODULE_IMPORTS["user.py"])
+    assert imports.dotted_by_line[7] == {"pkg.Client"} and "Client" not in imports.names_by_line[7]

@@ -85,7 +85,7 @@ def build(repos: tuple[str, ...], output: Path, context_lines: int, seed: int, n
     or folders) into a JSONL file: per file, the first and a random later line
     using one imported repository name, the used definition as gold, one
     definition per imported name as candidates. Reports what was dropped and why."""
-    from vitalrag.eval.corpora import expand, fetch
+    from vitalrag.eval.corpora import expand, fetch, unique_names
     from vitalrag.eval.index_cache import corpus_store
     from vitalrag.eval.tasks import build_tasks, write_tasks
 
@@ -94,9 +94,9 @@ def build(repos: tuple[str, ...], output: Path, context_lines: int, seed: int, n
         raise InputError("--name needs exactly one REPO")
     tasks, reports = [], []
     with progress_bar() as progress:
-        for spec in specs:
-            c = fetch(spec)
-            repo = name or c.name
+        corpora = [fetch(spec) for spec in specs]
+        for spec, c, unique in zip(specs, corpora, unique_names(corpora)):
+            repo = name or unique
             store = corpus_store(c.path, repo, workers=workers, progress=progress)
             found, report = build_tasks(store, repo, context_lines=context_lines, seed=seed,
                                         min_candidates=min_candidates, random_per_file=random_per_file,

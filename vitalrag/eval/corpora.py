@@ -84,7 +84,59 @@ def fetch(spec: str, cache: Path | None = None) -> Corpus:
     path = Path(spec).expanduser()
     if not path.is_dir():
         raise InputError(f"corpus {spec!r}: not a folder, nor a pypi:NAME==VERSION or maven:G:A:V spec")
-    return Corpus(spec=spec, name=path.resolve().name, path=path.resolve(), sha256="")
+    root = path.resolve()
+    return Corpus(spec=spec, name=folder_name(root), path=root, sha256="")
+
+
+#: folder names that say where sources are, not whose they are
+_GENERIC_FOLDERS = frozenset({"src", "source", "sources", "java", "main", "lib", "python"})
+
+
+def folder_name(root: Path) -> str:
+    """The repository name of a local folder: the corpus name its cache manifest
+    records (a fetched sources jar unpacks into ``.../<group.artifact-version>/src``),
+    else the folder's name, or its parent's when the folder is only ``src``."""
+    for up in (root, *root.parents[:3]):
+        manifest = up / "manifest.json"
+        if manifest.is_file():
+            try:
+                data = json.loads(manifest.read_text())
+                if (up / data["root"]).resolve() == root:
+                    return str(data["name"])
+            except (ValueError, KeyError, OSError):
+                pass
+            break
+    if root.name.lower() in _GENERIC_FOLDERS and root.parent != root:
+        return root.parent.name
+    return root.name
+
+
+def _version(spec: str) -> str:
+    if spec.startswith("pypi:") and "==" in spec:
+        return spec.split("==", 1)[1]
+    if spec.startswith("maven:"):
+        return spec.rsplit(":", 1)[-1]
+    return ""
+
+
+def unique_names(corpora: list[Corpus]) -> list[str]:
+    """One repository name per corpus, never two alike: a name shared by several
+    corpora gets the version of its spec (``commons-io-2.18.0``), else its
+    parent folder's name, else a counter."""
+    count: dict[str, int] = {}
+    for c in corpora:
+        count[c.name] = count.get(c.name, 0) + 1
+    out: list[str] = []
+    for c in corpora:
+        name = c.name
+        if count[name] > 1:
+            version = _version(c.spec)
+            name = f"{name}-{version}" if version else f"{c.path.parent.name}-{name}"
+        base, n = name, 2
+        while name in out:
+            name, n = f"{base}-{n}", n + 1
+        out.append(name)
+    return out
 
 
 def _cached(dest: Path, spec: str) -> Corpus | None:

@@ -13,7 +13,10 @@ not an import, and neither is a name imported inside a Python function.
   string and character literals blanked out first.
 
 A name counts as used on a line when it appears as an identifier that is not
-an attribute (``x.Name`` is not a use of an imported ``Name``).
+an attribute (``x.Name`` is not a use of an imported ``Name``). A Python line
+also records the dotted chains it writes (``m.X``, ``pkg.sub.mod.X``), so that
+a module import (``import httpx``, ``import pkg.mod as m``, ``from pkg import
+mod``) counts as importing the module's definitions the file reaches through it.
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ class ImportBinding:
     imported: str
     start: int
     end: int
+    #: the dotted module the statement may bind (``a.b.c`` for ``import a.b.c``
+    #: and for ``from a.b import c``; relative dots left out), and the chain the
+    #: code writes to reach it (``("a", "b", "c")`` after ``import a.b.c``,
+    #: ``("m",)`` after ``import a.b.c as m``)
+    module: str = ""
+    prefix: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -56,6 +65,9 @@ class FileImports:
     wildcards: int = 0
     #: line -> identifiers used on it (attributes excluded)
     names_by_line: dict[int, frozenset[str]] = field(default_factory=dict)
+    #: line -> dotted chains written on it, every prefix of two parts or more
+    #: (``a.b.c(x)`` gives ``a.b`` and ``a.b.c``); Python only
+    dotted_by_line: dict[int, frozenset[str]] = field(default_factory=dict)
 
 
 def read_imports(language: str, text: str) -> FileImports:
@@ -103,29 +115,51 @@ def _python(text: str) -> FileImports:
                 continue
             if isinstance(node, ast.ImportFrom):
                 local, imported = alias.asname or alias.name, alias.name
+                module = ".".join(p for p in (node.module or "", alias.name) if p)
+                prefix: tuple[str, ...] = (local,)
             else:  # import a.b.c [as d]: binds d, else a
                 local = alias.asname or alias.name.split(".")[0]
                 imported = alias.name.rsplit(".", 1)[-1]
-            out.bindings.append(ImportBinding(local, imported, start, end))
+                module = alias.name
+                prefix = (alias.asname,) if alias.asname else tuple(alias.name.split("."))
+            out.bindings.append(ImportBinding(local, imported, start, end, module, prefix))
     out.import_lines = sorted(lines)
-    out.names_by_line = _python_names(text)
+    out.names_by_line, out.dotted_by_line = _python_names(text)
     return out
 
 
-def _python_names(text: str) -> dict[int, frozenset[str]]:
+def _python_names(text: str) -> tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]]:
+    """Per line: the names used (not attributes), and the dotted chains written."""
     found: dict[int, set[str]] = {}
+    dotted: dict[int, set[str]] = {}
     prev = None
+    chain: list[str] = []  # the dotted chain being read, from a name that is not an attribute
+    dot = False  # the last significant token was the "." of that chain
+    skip = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.NAME and not (prev is not None and prev.type == tokenize.OP
-                                                  and prev.string == "."):
-                found.setdefault(tok.start[0], set()).add(tok.string)
-            if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT,
-                                tokenize.DEDENT):
-                prev = tok
+            if tok.type in skip:
+                continue
+            after_dot = prev is not None and prev.type == tokenize.OP and prev.string == "."
+            if tok.type == tokenize.NAME:
+                if not after_dot:
+                    found.setdefault(tok.start[0], set()).add(tok.string)
+                    chain = [tok.string]
+                elif dot and chain:
+                    chain.append(tok.string)
+                    dotted.setdefault(tok.start[0], set()).add(".".join(chain))
+                else:
+                    chain = []
+                dot = False
+            elif tok.type == tokenize.OP and tok.string == "." and chain and not dot:
+                dot = True
+            else:
+                chain, dot = [], False
+            prev = tok
     except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
         raise ImportParseError(f"cannot tokenize: {exc}") from exc
-    return {line: frozenset(names) for line, names in found.items()}
+    return ({line: frozenset(names) for line, names in found.items()},
+            {line: frozenset(names) for line, names in dotted.items()})
 
 
 # -- Java ------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 For each source file (Python, Java) the builder keeps the names its import
 statements bind to definitions of the same repository, as the code graph's
-IMPORTS edges resolve them, and masks a line that uses one of them:
+IMPORTS edges resolve them (a module import, ``import httpx`` or ``import
+pkg.mod as m``, binds the module's definitions the file writes as ``httpx.X``
+or ``m.X``), and masks a line that uses one of them:
 
 - ``cross_file_first``: the first line after the import section that uses an
   imported name;
@@ -133,35 +135,79 @@ class ImportedNames:
         return list(seen)
 
 
+def _module_name(path: str) -> str:
+    """``pkg/sub/mod.py`` and ``pkg/sub/mod/__init__.py`` -> ``pkg.sub.mod``."""
+    stem = path.removesuffix(".py").removesuffix("/__init__")
+    return stem.replace("/", ".")
+
+
+def _is_module(binding_module: str, path: str) -> bool:
+    """Is the file at ``path`` the module ``binding_module`` names? (A suffix
+    match: sources live under ``src/`` and relative imports drop their dots.)"""
+    name = _module_name(path)
+    return bool(binding_module) and (name == binding_module or name.endswith("." + binding_module))
+
+
+def _module_exports(store: GraphStore, module: CodeObject) -> dict[str, list[CodeObject]]:
+    """The definitions a module gives its importers: its top-level definitions,
+    then what it imports itself (a package ``__init__`` re-exporting)."""
+    out: dict[str, list[CodeObject]] = {}
+    for o in store.find_objects(repo=module.repo, path=module.path):
+        if o.kind in DEFINITION_KINDS and o.qualname == o.name and o.start_line >= 1:
+            out.setdefault(o.name, []).append(o)
+    edges = store.find_edges(source=module.id, kind="IMPORTS")
+    for o in store.get_objects({e.target for e in edges}).values():
+        if o.kind in DEFINITION_KINDS and o.name not in out:
+            out.setdefault(o.name, []).append(o)
+    return out
+
+
 def imported_names(store: GraphStore, repo: str, path: str, imports: FileImports) -> ImportedNames:
     """Bind each import statement's names to the definitions its IMPORTS edges
     reach: an edge counts for a name when it is written on the statement's
-    lines and its target is a definition with the imported name."""
+    lines and its target is a definition with the imported name.
+
+    A statement that imports a module of the repository (its edge reaches a
+    file) binds, for each definition ``X`` of that module the file writes as
+    ``m.X`` (``pkg.sub.mod.X`` after ``import pkg.sub.mod``), the name ``m.X``."""
     edges = store.find_edges(source=file_id(repo, path), kind="IMPORTS")
     objs = store.get_objects({e.target for e in edges})
+    written = frozenset().union(*imports.dotted_by_line.values()) if imports.dotted_by_line else frozenset()
     targets: dict[str, list[CodeObject]] = {}
+
+    def bind(name: str, obj: CodeObject) -> None:
+        found = targets.setdefault(name, [])
+        if obj not in found:
+            found.append(obj)
+
     for b in imports.bindings:
         for e in edges:
             obj = objs.get(e.target)
-            if obj is None or obj.kind not in DEFINITION_KINDS or obj.name != b.imported:
+            if obj is None or obj.path == path or not any(b.start <= ln <= b.end for ln in e.lines):
                 continue
-            if obj.path == path or not any(b.start <= ln <= b.end for ln in e.lines):
-                continue
-            found = targets.setdefault(b.local, [])
-            if obj not in found:
-                found.append(obj)
+            if obj.kind in DEFINITION_KINDS and obj.name == b.imported:
+                bind(b.local, obj)
+            elif obj.kind == "file" and b.prefix and _is_module(b.module, obj.path):
+                head = ".".join(b.prefix)
+                for name, defs in _module_exports(store, obj).items():
+                    dotted = f"{head}.{name}"
+                    if dotted in written:
+                        for d in defs:
+                            if d.path != path:
+                                bind(dotted, d)
     return ImportedNames({name: tuple(sorted(objs_, key=lambda o: (o.path, o.start_line, o.id)))
                           for name, objs_ in targets.items()})
 
 
 def _uses(imports: FileImports, names: Iterable[str]) -> list[tuple[int, frozenset[str]]]:
-    """Lines after the import section using an imported name, with the names used."""
+    """Lines after the import section using an imported name (``m.X`` for a
+    module's definition), with the names used."""
     wanted = frozenset(names)
     out = []
-    for line in sorted(imports.names_by_line):
+    for line in sorted(set(imports.names_by_line) | set(imports.dotted_by_line)):
         if line <= imports.end:
             continue
-        used = imports.names_by_line[line] & wanted
+        used = (imports.names_by_line.get(line, frozenset()) | imports.dotted_by_line.get(line, frozenset())) & wanted
         if used:
             out.append((line, used))
     return out
