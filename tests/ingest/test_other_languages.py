@@ -86,6 +86,9 @@ GOLDEN: dict[str, dict] = {
     },
     "unresolved": {
         ('src/index.js', 'IMPORTS', './missing', 'missing-module'),
+        # methods of values whose type is not known (String(...) is a global: external)
+        ('src/util/strings.js:lower', 'CALLS', 's.toLowerCase', 'dynamic-receiver'),
+        ('src/util/strings.js:upper', 'CALLS', 's.toUpperCase', 'dynamic-receiver'),
     },
     },
     "ts_basic": {
@@ -148,6 +151,10 @@ GOLDEN: dict[str, dict] = {
     },
     "unresolved": {
         ('src/service.ts', 'IMPORTS', './nowhere', 'missing-module'),
+        ('src/service.ts:show', 'CALLS', 'gone', 'unknown-name'),  # imported from the missing module
+        ('src/service.ts:total', 'CALLS', 'shapes.reduce', 'dynamic-receiver'),
+        ('src/service.ts:total', 'CALLS', 's.area', 'dynamic-receiver'),
+        ('src/view.tsx:render', 'CALLS', 'c.area', 'dynamic-receiver'),  # parameter types are not followed
     },
     },
     "go_basic": {
@@ -217,6 +224,10 @@ GOLDEN: dict[str, dict] = {
     },
     "unresolved": {
         ('main.go', 'IMPORTS', 'example.com/shop/pkg/missing', 'missing-module'),
+        # methods of values (fmt.Println is a package outside the repository: external)
+        ('main.go:main', 'CALLS', 's.Total', 'dynamic-receiver'),
+        ('internal/store/store_test.go:TestTotal', 'CALLS', 't.Fatal', 'dynamic-receiver'),
+        ('internal/store/store_test.go:TestTotal', 'CALLS', 'New().Total', 'dynamic-receiver'),
     },
     },
     "rust_basic": {
@@ -283,6 +294,7 @@ GOLDEN: dict[str, dict] = {
     },
     "unresolved": {
         ('src/lib.rs', 'IMPORTS', 'missing', 'missing-module'),
+        ('src/util.rs:clamp', 'CALLS', 'x.max', 'dynamic-receiver'),  # a method of a value
     },
     },
     "csharp_basic": {
@@ -355,6 +367,8 @@ GOLDEN: dict[str, dict] = {
     "unresolved": {
         ('src/Core/Greeter.cs:Greeter.Greet(string,int)', 'CALLS', 'Greet', 'ambiguous-overload'),
         ('tests/GreeterTests.cs', 'IMPORTS', 'Acme.Missing', 'missing-module'),
+        ('src/Util/Format.cs:Format.Upper', 'CALLS', 'Title(s).ToUpper', 'dynamic-receiver'),
+        ('tests/GreeterTests.cs:GreeterTests.GreetsByName', 'CALLS', 'g.Greet', 'dynamic-receiver'),  # var g
     },
     },
 }
@@ -508,7 +522,9 @@ def test_typescript_and_tsx_are_resolved_as_one_family(tmp_path):
 
     ts = _facts("src/a.ts", "import { f } from './b';\nexport function g() { return f(); }\n")
     alone = generic.resolve("r", [ts])
-    assert [u.reason for u in alone.unresolved] == ["missing-module"]
+    # resolved alone, the import of b is missing and so is the f it would bind
+    assert [(u.kind, u.reason) for u in alone.unresolved] == [("IMPORTS", "missing-module"),
+                                                              ("CALLS", "unknown-name")]
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.ts").write_text("import { f } from './b';\nexport function g() { return f(); }\n")
     (tmp_path / "src" / "b.tsx").write_text("export function f() { return <div/>; }\n")

@@ -218,8 +218,17 @@ def _resolve_using(f: FileFacts, ref: RawRef, types: _Types, visible: list[str],
         res.external += 1
 
 
+#: the language's own type keywords (``string.Join``, ``int.Parse``)
+_KEYWORD_TYPES = frozenset({"bool", "byte", "char", "decimal", "double", "float", "int", "long", "nint",
+                            "nuint", "object", "sbyte", "short", "string", "uint", "ulong", "ushort"})
+
+
 def _resolve_call(f: FileFacts, ref: RawRef, index: ObjectIndex, types: _Types, visible: list[str],
                   aliases: dict[str, CodeObject], res: Resolution) -> None:
+    """A CALLS edge, an external call, or an unresolved reference with its reason."""
+    if ref.data.get("dynamic"):  # ``F(x).M()``, ``a.b.M()``: the receiver's type is not known
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
+        return
     head, _, member = ref.name.rpartition(".")
     caller = index.objects.get(ref.source)
     if not head or head == "this":
@@ -237,8 +246,18 @@ def _resolve_call(f: FileFacts, ref: RawRef, index: ObjectIndex, types: _Types, 
             found = statics or [o for o in types.find(visible, member) if o.kind == "class"]
             if found:
                 call_target(res, ref.source, ref.name, ref.line, found)
+                return
+        # inherited from a base we cannot see, or a delegate held in a local
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name" if not head else "unknown-attribute")
         return
     owner_type = aliases.get(head) or one(types.find(visible, head) if "." not in head
                                           else types.by_name.get(_split(head), []))
     if owner_type is not None:
-        call_target(res, ref.source, ref.name, ref.line, index.members(owner_type.id, member))
+        call_target(res, ref.source, ref.name, ref.line, index.members(owner_type.id, member),
+                    reason_none="unknown-attribute")
+    elif head in _KEYWORD_TYPES or head == "System" or head.startswith(("System.", "global::")):
+        res.external += 1
+    elif head[:1].isupper():  # a type of another assembly, or a property: we cannot tell
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")
+    else:  # a method of a local, parameter or field whose type is not followed
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")

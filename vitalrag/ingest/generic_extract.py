@@ -228,11 +228,17 @@ def extract_file(repo: str, path: str, text_: str, language: str, support: Suppo
 
     for callee in callees:
         name = support.call_name(callee)
-        if not name:
-            continue
         source_id = _enclosing(callee, node_owner)
-        if source_id is not None:
+        if source_id is None:
+            continue
+        if name:
             facts.refs.append(RawRef("call", source_id, name, start_line(callee)))
+        else:
+            # a callee no name stands for (``f()()``, ``a.b().c()``, ``xs[0]()``): kept,
+            # so resolution reports it as an unresolved reference rather than losing it
+            shown = " ".join(text(callee).split())
+            facts.refs.append(RawRef("call", source_id, shown if len(shown) <= 80 else shown[:77] + "...",
+                                     start_line(callee), {"dynamic": True}))
     support.annotate(root, facts)
     return facts
 

@@ -165,17 +165,40 @@ def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
     for f in facts:
         same_package.setdefault((_folder(f.path), f.data.get("go_package", "")), []).append(f)
     for f in facts:
-        bound = _resolve_imports(f, packages, res)
+        outside: set[str] = set()
+        bound = _resolve_imports(f, packages, res, outside)
         siblings = same_package[(_folder(f.path), f.data.get("go_package", ""))]
         for ref in f.refs:
             if ref.kind == "call":
-                _resolve_call(ref, index, bound, siblings, res)
+                _resolve_call(ref, index, bound, siblings, outside, res)
     return res
 
 
+#: predeclared functions and conversions to predeclared types
+_BUILTINS = frozenset({
+    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
+    "new", "panic", "print", "println", "real", "recover", "any", "bool", "byte", "complex64",
+    "complex128", "error", "float32", "float64", "int", "int8", "int16", "int32", "int64", "rune",
+    "string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr",
+})
+
+
+def _outside_name(path: str, alias: str | None) -> str:
+    """The name an import of a package outside the repository binds: its alias,
+    else the path's last element (``yaml.v3`` and ``/v2`` suffixes left out)."""
+    if alias:
+        return alias
+    parts = path.split("/")
+    last = parts[-1]
+    if re.fullmatch(r"v\d+", last) and len(parts) > 1:
+        last = parts[-2]
+    return re.sub(r"\.v\d+$", "", last).removeprefix("go-").replace("-", "_")
+
+
 def _resolve_imports(f: FileFacts, packages: dict[str, list[FileFacts]],
-                     res: Resolution) -> dict[str, list[FileFacts]]:
-    """IMPORTS edges of one file; returns the local names bound to repository packages."""
+                     res: Resolution, outside: set[str]) -> dict[str, list[FileFacts]]:
+    """IMPORTS edges of one file; returns the local names bound to repository
+    packages, and adds those bound to other packages to ``outside``."""
     module: str | None = f.data.get("go_module")
     bound: dict[str, list[FileFacts]] = {}
     for ref in f.refs:
@@ -187,9 +210,11 @@ def _resolve_imports(f: FileFacts, packages: dict[str, list[FileFacts]],
                 leave_open(res, f.file.id, "IMPORTS", ref.name, ref.line, "ambiguous-module")
             else:
                 res.external += 1
+                outside.add(_outside_name(ref.name, ref.data.get("alias")))
             continue
         if ref.name != module and not ref.name.startswith(module + "/"):
             res.external += 1
+            outside.add(_outside_name(ref.name, ref.data.get("alias")))
             continue
         target = packages.get(ref.name[len(module) + 1:])
         if not target:
@@ -205,13 +230,25 @@ def _resolve_imports(f: FileFacts, packages: dict[str, list[FileFacts]],
 
 
 def _resolve_call(ref: RawRef, index: ObjectIndex, bound: dict[str, list[FileFacts]],
-                  siblings: list[FileFacts], res: Resolution) -> None:
+                  siblings: list[FileFacts], outside: set[str], res: Resolution) -> None:
+    """A CALLS edge, an external call, or an unresolved reference with its reason."""
+    if ref.data.get("dynamic"):
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
+        return
     head, _, member = ref.name.partition(".")
     if member:
         if head in bound:
             found = [o for p in bound[head] for o in index.top_level(p.path, member) if o.kind != "method"]
             call_target(res, ref.source, ref.name, ref.line, found)
-        return  # a method call on a value: its type is unknown here
+        elif head in outside:
+            res.external += 1
+        else:  # a method call on a value: its type is unknown here
+            leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
+        return
     found = [o for p in siblings for o in index.top_level(p.path, head) if o.kind != "method"]
     if found:
         call_target(res, ref.source, ref.name, ref.line, found)
+    elif head in _BUILTINS:
+        res.external += 1
+    else:  # a function value (parameter, local, closure) or a name we do not know
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")

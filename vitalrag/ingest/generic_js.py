@@ -28,6 +28,20 @@ from vitalrag.ingest.treesitter import descendants, start_line, text
 from vitalrag.model import CodeObject
 
 FAMILY = frozenset({"javascript", "typescript", "tsx"})
+#: names a call may use without binding them: the language's and the runtimes'
+#: globals, and the globals test runners provide; a call on one is external
+_GLOBALS = frozenset({
+    "Array", "ArrayBuffer", "BigInt", "Boolean", "DataView", "Date", "Error", "EvalError", "Function",
+    "Intl", "JSON", "Map", "Math", "Number", "Object", "Promise", "Proxy", "RangeError", "Reflect",
+    "RegExp", "Set", "String", "Symbol", "SyntaxError", "TypeError", "URIError", "URL",
+    "URLSearchParams", "WeakMap", "WeakRef", "WeakSet", "AbortController", "Buffer", "TextDecoder",
+    "TextEncoder", "atob", "btoa", "clearInterval", "clearTimeout", "console", "decodeURI",
+    "decodeURIComponent", "document", "encodeURI", "encodeURIComponent", "fetch", "globalThis",
+    "isFinite", "isNaN", "module", "navigator", "parseFloat", "parseInt", "process", "queueMicrotask",
+    "require", "import", "setImmediate", "setInterval", "setTimeout", "structuredClone", "window",
+    "afterAll", "afterEach", "beforeAll", "beforeEach", "describe", "expect", "it", "jest", "test", "vi",
+    "super",
+})
 _EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
 _TS_FOR_JS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
 _JSDOC_LINE = re.compile(r"^\s*\*? ?")
@@ -207,12 +221,15 @@ def _resolve_file(f: FileFacts, index: ObjectIndex, res: Resolution) -> None:
     fid = f.file.id
     bound: dict[str, str | None] = {}  # local name -> object id (None: imported but not found)
     namespaces: dict[str, str] = {}  # local name -> file path
+    outside: set[str] = set()  # local names bound by imports of packages
     for ref in f.refs:
         if ref.kind != "import":
             continue
         spec = ref.name
         if not spec.startswith((".", "/")):
             res.external += 1
+            outside.update(local for _name, local in ref.data.get("names", []))
+            outside.update(ref.data[k] for k in ("default", "namespace") if ref.data.get(k))
             continue
         target = module_file(f.path, spec, index.files) if not spec.startswith("/") else None
         if target is None or target.startswith("../"):
@@ -236,11 +253,15 @@ def _resolve_file(f: FileFacts, index: ObjectIndex, res: Resolution) -> None:
             link(res, fid, target_id, "IMPORTS", ref.line)
     for ref in f.refs:
         if ref.kind == "call":
-            _resolve_call(f, ref, index, bound, namespaces, res)
+            _resolve_call(f, ref, index, bound, namespaces, outside, res)
 
 
 def _resolve_call(f: FileFacts, ref: RawRef, index: ObjectIndex, bound: dict[str, str | None],
-                  namespaces: dict[str, str], res: Resolution) -> None:
+                  namespaces: dict[str, str], outside: set[str], res: Resolution) -> None:
+    """A CALLS edge, an external call, or an unresolved reference with its reason."""
+    if ref.data.get("dynamic"):
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
+        return
     head, _, member = ref.name.partition(".")
     if not member:
         if head in bound:
@@ -253,15 +274,24 @@ def _resolve_call(f: FileFacts, ref: RawRef, index: ObjectIndex, bound: dict[str
         local = [o for o in index.top_level(f.path, head) if o.kind != "method"]
         if local:
             call_target(res, ref.source, ref.name, ref.line, local)
-        return  # a global or built-in: not ours
+        elif head in outside or head in _GLOBALS:
+            res.external += 1
+        else:  # a parameter, a local variable, or a global we do not know
+            leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")
+        return
     if head in namespaces:
         found = [o for o in index.top_level(namespaces[head], member) if o.kind != "method"]
         call_target(res, ref.source, ref.name, ref.line, found)
     elif head == "this":
         caller = index.objects.get(ref.source)
-        if caller is not None and caller.kind == "method":
-            container = f.parents.get(caller.id)
-            if container is not None and container != f.file.id:
-                found = index.members(container, member)
-                if found:
-                    call_target(res, ref.source, ref.name, ref.line, found)
+        container = f.parents.get(caller.id) if caller is not None and caller.kind == "method" else None
+        if container is None or container == f.file.id:
+            leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
+            return
+        # an inherited member, or one assigned at run time, is not among the class's own
+        call_target(res, ref.source, ref.name, ref.line, index.members(container, member),
+                    reason_none="unknown-attribute")
+    elif head in outside or head in _GLOBALS:
+        res.external += 1
+    else:  # a method of a value whose type is not known here
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")

@@ -221,17 +221,23 @@ def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
     modules = _Modules(facts)
     for f in facts:
         bound: dict[str, _Target] = {}
+        outside: set[str] = set()  # names a ``use`` of another crate binds
         for ref in f.refs:
             if ref.kind == "import":
-                _resolve_import(f, ref, modules, index, bound, res)
+                _resolve_import(f, ref, modules, index, bound, outside, res)
         for ref in f.refs:
             if ref.kind == "call":
-                _resolve_call(f, ref, modules, index, bound, res)
+                _resolve_call(f, ref, modules, index, bound, outside, res)
     return res
 
 
+#: what a call may name without a ``use``: the prelude's functions and constructors
+_PRELUDE = frozenset({"Some", "None", "Ok", "Err", "drop", "Box", "Vec", "String", "Option", "Result",
+                      "Default", "From", "Into", "Iterator"})
+
+
 def _resolve_import(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectIndex,
-                    bound: dict[str, _Target], res: Resolution) -> None:
+                    bound: dict[str, _Target], outside: set[str], res: Resolution) -> None:
     fid = f.file.id
     scope: list[str] = ref.data.get("scope", [])
     if ref.data.get("mod"):
@@ -247,6 +253,7 @@ def _resolve_import(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectI
     found = _walk(f, segs, scope, modules, index)
     if found == _EXTERNAL:
         res.external += 1
+        outside.add(ref.data.get("alias") or (segs[-2] if segs[-1] == "self" and len(segs) > 1 else segs[-1]))
         return
     if not isinstance(found, _Target):
         leave_open(res, fid, "IMPORTS", ref.name, ref.line, "missing-module")
@@ -262,7 +269,11 @@ def _resolve_import(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectI
 
 
 def _resolve_call(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectIndex,
-                  bound: dict[str, _Target], res: Resolution) -> None:
+                  bound: dict[str, _Target], outside: set[str], res: Resolution) -> None:
+    """A CALLS edge, an external call, or an unresolved reference with its reason."""
+    if ref.data.get("dynamic"):  # ``x.method()``, ``f()()``: the receiver's type is not known
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
+        return
     segs = ref.name.split("::")
     if len(segs) == 1:
         imported = bound.get(segs[0])
@@ -272,6 +283,16 @@ def _resolve_call(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectInd
         local = [o for o in index.top_level(f.path, segs[0]) if o.kind in ("function", "test")]
         if local:
             call_target(res, ref.source, ref.name, ref.line, local)
+        elif segs[0] in outside or segs[0] in _PRELUDE:
+            res.external += 1
+        else:  # a closure, a function value, a tuple struct or variant, a name we do not know
+            leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")
+        return
+    if segs[0] == "Self" and len(segs) == 2:  # an associated function of the impl's type
+        caller = index.objects.get(ref.source)
+        owner = f.parents.get(caller.id) if caller is not None else None
+        found = index.members(owner, segs[1]) if owner is not None and owner != f.file.id else []
+        call_target(res, ref.source, ref.name, ref.line, found)
         return
     head = bound.get(segs[0])
     target: _Target | None | str
@@ -282,7 +303,11 @@ def _resolve_call(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectInd
         target = _Target(head.file, head.item, tuple(segs[1:]))
     else:
         target = _walk(f, segs, [], modules, index)
+    if target == _EXTERNAL:
+        res.external += 1
+        return
     if not isinstance(target, _Target) or target.file is f and target.item is None:
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")
         return
     _call_item(f, ref, target, index, res)
 
@@ -294,7 +319,10 @@ def _call_item(f: FileFacts, ref: RawRef, target: _Target, index: ObjectIndex, r
     if not target.rest:
         call_target(res, ref.source, ref.name, ref.line, [target.item])
     elif len(target.rest) == 1 and target.item.kind in ("class", "enum", "interface"):
-        # ``Type::new()``: a method of an impl in the type's own file
+        # ``Type::new()``: a method of an impl in the type's own file (an impl
+        # elsewhere, a trait's default method or an enum variant is not found)
         qual = f"{target.item.qualname}.{target.rest[0]}"
         found = [o for o in index.files[target.item.path].objects if o.qualname == qual]
-        call_target(res, ref.source, ref.name, ref.line, found)
+        call_target(res, ref.source, ref.name, ref.line, found, reason_none="unknown-attribute")
+    else:
+        leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")
