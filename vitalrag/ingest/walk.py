@@ -1,8 +1,12 @@
 """List the source files of a repository, honouring ``.gitignore``.
 
-In a git checkout ``git ls-files`` decides (tracked plus untracked-not-ignored
-files); elsewhere the ``.gitignore`` files are applied with ``pathspec``'s
-gitwildmatch semantics, nested ones relative to their folder. Vendored and tool
+In a git checkout the files git tracks are listed by ``git ls-files --cached``,
+run so that the repository's own config cannot start a command (no fsmonitor, no
+hooks, no pager, no system or user config). Untracked files are found by a walk
+that applies the ``.gitignore`` files (and ``.git/info/exclude``) with
+``pathspec``'s gitwildmatch semantics, nested ones relative to their folder; an
+ignore pattern with so many wildcards that matching it could backtrack for
+minutes is reported and skipped, and the walk has a step and a time budget. Vendored and tool
 folders are never walked. What is passed over on purpose is reported with a
 reason; files in languages we do not parse are ignored silently.
 """
@@ -11,8 +15,10 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import stat
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,36 +62,97 @@ class WalkResult:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def _git_listing(root: Path) -> list[str] | None:
-    """Files git would track here (tracked + untracked, minus ignored), or None."""
+#: config that would let a repository's own ``.git/config`` run a command, pinned
+#: (a ``-c`` on the command line wins over every config file)
+GIT_SAFE_CONFIG = (
+    "core.fsmonitor=false", "core.hooksPath=/dev/null", "core.untrackedCache=false",
+    "core.pager=cat", "core.sshCommand=false", "core.askPass=false",
+    "core.alternateRefsCommand=false", "credential.helper=", "diff.external=",
+)
+#: how many ``*`` runs one ignore pattern may hold before matching it can backtrack
+#: for minutes (``*a*a*a*a*b`` against a 200-character name takes seconds already)
+MAX_WILDCARDS_PER_NAME = 3
+MAX_WILDCARDS = 6
+DEFAULT_MAX_ENTRIES = 5_000_000
+DEFAULT_TIME_BUDGET = 600.0
+
+
+def _git_env() -> dict[str, str]:
+    """The environment git runs in: no system or user config, no inherited GIT_* overrides."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_OPTIONAL_LOCKS="0",
+               GIT_TERMINAL_PROMPT="0", GIT_ATTR_NOSYSTEM="1")
+    return env
+
+
+def git_command(root: Path, *args: str) -> list[str]:
+    """A git command line run on ``root`` that its repository config cannot hijack."""
+    cmd = ["git", "--no-pager", f"--git-dir={root / '.git'}", f"--work-tree={root}"]
+    for item in GIT_SAFE_CONFIG:
+        cmd += ["-c", item]
+    return cmd + list(args)
+
+
+def _git_tracked(root: Path, timeout: float) -> set[str]:
+    """The files git tracks here (empty when this is not a git checkout).
+
+    Only the index is listed: git never evaluates ignore patterns for it, so a
+    hostile ``.gitignore`` cannot stall it. Untracked files come from the walk.
+    """
     if not (root / ".git").exists():
-        return None
+        return set()
     try:
         out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True, check=True, timeout=120,
+            git_command(root, "ls-files", "-z", "--cached"), cwd=root, env=_git_env(),
+            stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=max(timeout, 0.001),
         ).stdout
     except (OSError, subprocess.SubprocessError) as exc:
-        log.warning("git ls-files failed in %s (%s); falling back to .gitignore matching", root, exc)
-        return None
-    return sorted({p for p in out.decode("utf-8", "surrogateescape").split("\0") if p})
+        log.warning("git ls-files failed in %s (%s); using .gitignore matching alone", root, exc)
+        return set()
+    return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why an ignore pattern is too costly to match (None when it is fine)."""
+    plain = re.sub(r"\\.", "x", pattern)  # an escaped star is a literal
+    runs = 0
+    for name in plain.split("/"):
+        if name == "**":
+            runs += 1
+            continue
+        here = len(re.findall(r"\*+", name))
+        if here > MAX_WILDCARDS_PER_NAME:
+            return f"{here} wildcards in one name (more than {MAX_WILDCARDS_PER_NAME}) can backtrack without bound"
+        runs += here
+    if runs > MAX_WILDCARDS:
+        return f"{runs} wildcards (more than {MAX_WILDCARDS}) can backtrack without bound"
+    return None
 
 
 class _IgnoreRules:
     """Nested ``.gitignore`` files, each applied relative to its own folder."""
 
-    def __init__(self) -> None:
+    def __init__(self, result: WalkResult) -> None:
         self._specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+        self._result = result
 
-    def add_folder(self, root: Path, rel_dir: str) -> None:
-        gi = root / rel_dir / ".gitignore"
-        if gi.is_file():
-            try:
-                lines = gi.read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError as exc:
-                log.warning("cannot read %s: %s", gi, exc)
-                return
-            self._specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+    def add_file(self, path: Path, rel_dir: str, shown: str) -> None:
+        """Add the rules of ignore file ``path`` (shown as ``shown``) for folder ``rel_dir``."""
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as exc:
+            log.warning("cannot read %s: %s", path, exc)
+            return
+        kept = []
+        for number, line in enumerate(lines, 1):
+            problem = pattern_problem(line.strip()) if line.strip() and not line.startswith("#") else None
+            if problem:
+                self._result.skipped.append(Skipped(
+                    f"{shown}:{number}", f"ignore pattern {line.strip()!r} skipped: {problem}"))
+                continue
+            kept.append(line)
+        if kept:
+            self._specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(kept)))
 
     def ignored(self, rel_path: str, is_dir: bool) -> bool:
         for base, spec in self._specs:
@@ -102,19 +169,46 @@ def _is_vendored(rel_path: str) -> bool:
     return any(p in VENDORED_DIRS for p in parts[:-1]) or rel_path.endswith(VENDORED_SUFFIXES)
 
 
-def walk_repository(root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> WalkResult:
-    """List the parseable source files under ``root`` and the ones passed over."""
+def shown_name(rel_path: str) -> str:
+    """A path as it can be printed: bytes that are not UTF-8 become U+FFFD."""
+    return rel_path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _not_utf8(rel_path: str) -> bool:
+    try:
+        rel_path.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def walk_repository(
+    root: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_entries: int = DEFAULT_MAX_ENTRIES,
+    time_budget: float = DEFAULT_TIME_BUDGET,
+) -> WalkResult:
+    """List the parseable source files under ``root`` and the ones passed over.
+
+    The walk looks at no more than ``max_entries`` files and folders and stops
+    after ``time_budget`` seconds; where it stopped is reported as skipped.
+    """
     root_path = Path(root).resolve()
     root_str = str(root_path)
     result = WalkResult()
-    listing = _git_listing(root_path)
-    if listing is None:
-        listing = _walk_with_gitignore(root_path, result)
+    deadline = time.monotonic() + time_budget
+    tracked = _git_tracked(root_path, time_budget)
+    listing = sorted(tracked | set(
+        _walk_with_gitignore(root_path, result, tracked, max_entries, time_budget, deadline)))
     for rel in listing:
         language = language_for_path(rel)
         if language is None:
             continue
         if _is_vendored(rel):
+            continue
+        if _not_utf8(rel):
+            result.skipped.append(Skipped(shown_name(rel), "file name is not UTF-8"))
             continue
         abspath = os.path.join(root_str, rel)
         reason, size = _check_file(root_path, abspath, max_bytes)
@@ -127,15 +221,34 @@ def walk_repository(root: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MA
     return result
 
 
-def _walk_with_gitignore(root: Path, result: WalkResult) -> list[str]:
-    rules = _IgnoreRules()
+def _walk_with_gitignore(
+    root: Path, result: WalkResult, tracked: set[str],
+    max_entries: int, time_budget: float, deadline: float,
+) -> list[str]:
+    """Files under ``root`` that no ignore rule drops (tracked ones are not matched)."""
+    rules = _IgnoreRules(result)
+    exclude = root / ".git" / "info" / "exclude"
+    if exclude.is_file():
+        rules.add_file(exclude, "", ".git/info/exclude")
     out: list[str] = []
     root_str = str(root)
     prefix = len(root_str.rstrip(os.sep)) + 1  # of dirpath, up to its repository-relative part
+    entries = 0
     for dirpath, dirnames, filenames in os.walk(root_str, followlinks=False):
         rel_dir = dirpath[prefix:].replace(os.sep, "/") if dirpath != root_str else ""
+        entries += len(dirnames) + len(filenames)
+        over = (f"over the step budget of {max_entries}" if entries > max_entries
+                else f"over the time budget of {time_budget:g} s" if time.monotonic() > deadline
+                else None)
+        if over:
+            result.skipped.append(Skipped(
+                shown_name(rel_dir or ".") + "/",
+                f"walk stopped after {min(entries, max_entries)} entries: {over}; "
+                "the rest of the repository is not listed"))
+            break
         if ".gitignore" in filenames:
-            rules.add_folder(root, rel_dir)
+            rules.add_file(Path(dirpath) / ".gitignore", rel_dir,
+                           shown_name(f"{rel_dir}/.gitignore" if rel_dir else ".gitignore"))
         keep = []
         for d in sorted(dirnames):
             rel = f"{rel_dir}/{d}" if rel_dir else d
@@ -144,12 +257,19 @@ def _walk_with_gitignore(root: Path, result: WalkResult) -> list[str]:
             full = os.path.join(dirpath, d)
             if os.path.islink(full):
                 reason = _symlink_problem(root, Path(full)) or "symlinked folder (indexed at its real path)"
-                result.skipped.append(Skipped(rel + "/", reason))
+                result.skipped.append(Skipped(shown_name(rel) + "/", reason))
                 continue
+            if _not_utf8(d):
+                result.skipped.append(Skipped(shown_name(rel) + "/", "folder name is not UTF-8"))
+                continue
+            if os.path.exists(os.path.join(full, ".git")):
+                continue  # another repository (a submodule): git does not list its files either
             keep.append(d)
         dirnames[:] = keep
         for f in sorted(filenames):
             rel = f"{rel_dir}/{f}" if rel_dir else f
+            if rel in tracked or language_for_path(rel) is None:
+                continue  # listed already, or never indexed: no need to match it
             if not rules.ignored(rel, is_dir=False):
                 out.append(rel)
     return out
