@@ -83,12 +83,14 @@ GOLDEN: dict[str, dict] = {
         ('src/index.js:run', 'src/index.js:main'),
         ('src/math.js:Calculator.plus', 'src/math.js:Calculator.reset'),
         ('src/math.js:Calculator.plus', 'src/math.js:add'),
+        ('test/math.test.js', 'src/math.js:add'),  # inside describe(...): no definition holds it
     },
     "unresolved": {
         ('src/index.js', 'IMPORTS', './missing', 'missing-module'),
         # methods of values whose type is not known (String(...) is a global: external)
         ('src/util/strings.js:lower', 'CALLS', 's.toLowerCase', 'dynamic-receiver'),
         ('src/util/strings.js:upper', 'CALLS', 's.toUpperCase', 'dynamic-receiver'),
+        ('test/math.test.js', 'CALLS', 'expect(add(1, 2)).toBe', 'dynamic-receiver'),
     },
     },
     "ts_basic": {

@@ -228,9 +228,9 @@ def extract_file(repo: str, path: str, text_: str, language: str, support: Suppo
 
     for callee in callees:
         name = support.call_name(callee)
-        source_id = _enclosing(callee, node_owner)
-        if source_id is None:
-            continue
+        # a call outside every definition (module-level code, a test runner's
+        # ``describe`` block) is the file's, as in Python
+        source_id = _enclosing(callee, node_owner) or fid
         if name:
             facts.refs.append(RawRef("call", source_id, name, start_line(callee)))
         else:
