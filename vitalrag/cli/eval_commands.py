@@ -118,6 +118,37 @@ def build(repos: tuple[str, ...], output: Path, context_lines: int, seed: int, n
     click.echo(f"wrote {n} tasks to {output}")
 
 
+@eval_group.command("import-repobench")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Task file to write (JSON lines).")
+@click.option("--context-lines", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Lines of each row's cropped code the query keeps (besides its import statement).")
+@click.option("--setting", default="",
+              help="Setting to record on every task (e.g. cross_file_first; default: the row's "
+                   "'setting' column, else 'repobench').")
+@click.option("--json", "as_json", is_flag=True, help="Print the import report as JSON.")
+def import_repobench(files: tuple[Path, ...], output: Path, context_lines: int, setting: str,
+                     as_json: bool) -> None:
+    """Turn RepoBench v1.1 rows (JSON lines, or parquet with the ``repobench``
+    extra) into tasks: each row's context snippets are its candidates (several
+    views per snippet, keyed by normalised path and casefolded identifier), the
+    snippet at gold_snippet_index its gold. Run them with ``vitalrag eval run``."""
+    from vitalrag.eval.repobench import import_files
+    from vitalrag.eval.tasks import write_tasks
+
+    tasks, report = import_files(files, context_lines=context_lines, setting=setting)
+    n = write_tasks(tasks, output)
+    data = report.to_json()
+    if as_json:
+        emit_json({"output": str(output), **data})
+        return
+    dropped = ", ".join(f"{k} {v}" for k, v in data["dropped"].items()) or "none"
+    langs = ", ".join(f"{k} {v}" for k, v in data["by_language"].items()) or "none"
+    click.echo(f"{data['rows']} rows: {n} tasks ({langs}); dropped: {dropped}")
+    click.echo(f"wrote {n} tasks to {output}")
+
+
 @eval_group.command("run")
 @click.argument("tasks_file", metavar="TASKS", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--policies", default="all", show_default=True,

@@ -22,10 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from vitalrag.allocate import allocate, policy_names
+from vitalrag.allocate.provenance import object_key
 from vitalrag.allocate.render import full_rendering
+from vitalrag.allocate.source import ObjectSource
 from vitalrag.errors import InputError
 from vitalrag.eval.metrics import auth_at_k, gold_survives, recall_at_k
-from vitalrag.eval.pool import DEFAULT_DEPTH, CachedGraphSource, FixedPool, Pool, RetrievedPool
+from vitalrag.eval.pool import DEFAULT_DEPTH, CachedGraphSource, FixedPool, Pool, RetrievedPool, bm25_rank
+from vitalrag.eval.repobench import lay_out, task_source, task_views
 from vitalrag.eval.summary import SMALL_GROUP, summarise
 from vitalrag.eval.tasks import Task
 from vitalrag.graph.store import GraphStore
@@ -98,12 +101,12 @@ class RunState:
     mismatches: int = 0
 
 
-def evaluate_task(task: Task, pool_views: Sequence[ScoredView], plan: RunPlan, source: CachedGraphSource,
+def evaluate_task(task: Task, pool_views: Sequence[ScoredView], plan: RunPlan, source: ObjectSource,
                   gold_lines: Sequence[str]) -> list[dict[str, Any]]:
     """One row per (policy, budget) for one task."""
     counter = get_counter()
-    gold_objects = [sv for sv in pool_views if sv.view.object_id == task.gold_id]
-    ranked_objects = list(dict.fromkeys(sv.view.object_id for sv in
+    gold_objects = [sv for sv in pool_views if object_key(sv.view) == task.gold_id]
+    ranked_objects = list(dict.fromkeys(object_key(sv.view) for sv in
                                         sorted(pool_views, key=lambda sv: -sv.score)))
     gold_rank = ranked_objects.index(task.gold_id) + 1 if gold_objects else None
     gold_text = source.objects([task.gold_id], {}).get(task.gold_id)
@@ -180,12 +183,28 @@ def run_tasks(tasks: Sequence[Task], plan: RunPlan, out_dir: str | Path, *,
     state = RunState()
     model: str | None = None
     by_repo: dict[tuple[str, str], list[Task]] = defaultdict(list)
+    carried = sorted((t for t in tasks if t.snippets), key=lambda t: t.id)
+    if carried and plan.pool != "fixed":
+        raise InputError("imported (RepoBench) tasks carry their own candidates: run them with --pool fixed")
     for t in tasks:
-        by_repo[(t.repo, t.root)].append(t)
+        if not t.snippets:
+            by_repo[(t.repo, t.root)].append(t)
     total, done = len(tasks), 0
     rows: list[dict[str, Any]] = []
     tmp = out / ".results.jsonl.tmp"
     with tmp.open("w", encoding="utf-8") as fh:
+        for task in carried:
+            done += 1
+            layout = lay_out(task.repo, task.snippets)
+            pool_views = bm25_rank(task.query, task_views(task, layout), plan.depth)
+            task_rows = evaluate_task(task, pool_views, plan, task_source(task, layout),
+                                      layout.files.get(task.gold.path, []))
+            state.mismatches += sum(r["span_text_mismatch"] for r in task_rows)
+            for r in task_rows:
+                fh.write(json.dumps(r) + "\n")
+            rows.extend(task_rows)
+            if progress:
+                progress("evaluate", done, total)
         for (repo, root), group in sorted(by_repo.items()):
             store = opener(repo, root)
             pool = make_pool(plan, store, repo)

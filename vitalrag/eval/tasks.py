@@ -57,8 +57,22 @@ class GoldLines:
 
 
 @dataclass(frozen=True, slots=True)
+class Snippet:
+    """A candidate that comes with its task (RepoBench's context), not from an index."""
+
+    identifier: str
+    path: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Task:
-    """One masked line and the definition it needs."""
+    """One masked line and the definition it needs.
+
+    ``snippets``: for imported tasks (RepoBench), the candidates themselves;
+    the gold and candidates are then keyed by the paper's adapter and the
+    gold's lines are those of its snippet in the task's virtual file
+    (``vitalrag.eval.repobench``). Tasks built from an index have none."""
 
     id: str
     repo: str
@@ -75,10 +89,13 @@ class Task:
     difficulty: str
     root: str = ""
     corpus: str = ""
+    snippets: tuple[Snippet, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["candidates"] = list(self.candidates)
+        if not self.snippets:
+            del data["snippets"]
         return data
 
     @classmethod
@@ -91,6 +108,7 @@ class Task:
             gold=GoldLines(g["path"], int(g["start"]), int(g["end"])),
             candidates=tuple(data["candidates"]), difficulty=data["difficulty"],
             root=data.get("root", ""), corpus=data.get("corpus", ""),
+            snippets=tuple(Snippet(c["identifier"], c["path"], c["text"]) for c in data.get("snippets") or ()),
         )
 
 
