@@ -10,6 +10,7 @@
      |    +-- SchemaMismatch     the index was written by another schema version
      |    +-- StoreUnavailable   a server store cannot be reached
      |    +-- StoreAuthError     a server store refused the credentials
+     |    +-- StoreBusy          another index run is writing the store
      +-- ObjectNotFound          an object id that is not in the store
      +-- EncodingFileError       the packaged tokenizer vocabulary is missing or not the official file
 
@@ -57,6 +58,10 @@ class StoreUnavailable(StoreError):
 
 
 class StoreAuthError(StoreError):
+    pass
+
+
+class StoreBusy(StoreError):
     pass
 
 

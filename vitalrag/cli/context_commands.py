@@ -159,6 +159,13 @@ def context_command(query: str, as_json: bool, **opts: Any) -> None:
     if as_json:
         emit_json(result.record.to_dict())
         return
+    if not result.text:
+        needs = min((s.d for s in result.record.slots if s.d), default=None)
+        if needs is None:
+            stderr_console().print(f"no code found for {query!r}", highlight=False, markup=False)
+            return
+        raise InputError(f"nothing fits in --budget {opts['budget']}: the smallest selected object "
+                         f"needs {needs} tokens")
     click.echo(result.text, nl=False)
 
 

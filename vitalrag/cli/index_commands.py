@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -39,31 +44,32 @@ def _open(location: str, *, create: bool = False) -> GraphStore:
 @click.option("--index-dir", envvar="VITALRAG_INDEX_DIR", default=None,
               help="Folder of the retrieval index (default: the store folder; .vitalrag for Neo4j).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--wait", is_flag=True,
+              help="When another index is writing the store, wait for it instead of failing.")
 def index(path: str, store_location: str, name: str | None, max_bytes: int, workers: int | None,
-          embed: bool, model: str | None, index_dir: str | None, as_json: bool) -> None:
+          embed: bool, model: str | None, index_dir: str | None, as_json: bool, wait: bool) -> None:
     """Index the repository at PATH into the code graph, then build its views and
     the BM25 and dense retrieval indexes.
 
     Files, objects and edges by kind, unresolved references and every skipped or
-    partly parsed file (with its reason) are summarised at the end.
+    partly parsed file (with its reason) are summarised at the end. One index
+    writes a store at a time: a second one fails at once, or waits with --wait.
     """
     from vitalrag.ingest import index_repository
     from vitalrag.ingest.pipeline import start_workers
-    from vitalrag.retrieve.api import index_folder
-    from vitalrag.retrieve.dense import make_embedder
     from vitalrag.retrieve.index import RetrievalIndex
 
     start_workers(workers)  # before the store is loaded and the progress bar's thread starts
-    embedder = make_embedder(model) if embed else None  # fail on a bad model before any work
-    folder = index_folder(store_location, index_dir)
-    store = _open(store_location, create=True)
-    try:
-        with progress_bar() as progress:
-            report = index_repository(path, store, name=name, max_bytes=max_bytes, workers=workers,
-                                      progress=progress, cache_dir=folder / "facts")
-            retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress)
-    finally:
-        store.close()
+    embedder, folder = _prepare_write(store_location, index_dir, model, embed)
+    with _writing(folder, wait):
+        store = _open(store_location, create=True)
+        try:
+            with progress_bar() as progress:
+                report = index_repository(path, store, name=name, max_bytes=max_bytes, workers=workers,
+                                          progress=progress, cache_dir=folder / "facts")
+                retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress)
+        finally:
+            store.close()
     data = report.to_json()
     data["views"] = stats.views
     data["embedded"] = stats.encoded
@@ -95,22 +101,20 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
     from vitalrag.ingest import index_repository
     from vitalrag.ingest.pipeline import start_workers
     from vitalrag.ingest.watch import watch_repository
-    from vitalrag.retrieve.api import index_folder
-    from vitalrag.retrieve.dense import make_embedder
     from vitalrag.retrieve.index import RetrievalIndex
 
     start_workers()  # kept for every re-index, forked before anything is loaded
-    embedder = make_embedder(model) if embed else None
-    folder = index_folder(store_location, index_dir)
+    embedder, folder = _prepare_write(store_location, index_dir, model, embed)
     console = stderr_console()
 
     def run(changed: list[str], label: str = "catch-up") -> None:
-        store = _open(store_location, create=True)
-        try:
-            report = index_repository(path, store, name=name, cache_dir=folder / "facts")
-            _, stats = RetrievalIndex.build(store, folder, embedder=embedder)
-        finally:
-            store.close()
+        with _writing(folder, wait=True):
+            store = _open(store_location, create=True)
+            try:
+                report = index_repository(path, store, name=name, cache_dir=folder / "facts")
+                _, stats = RetrievalIndex.build(store, folder, embedder=embedder)
+            finally:
+                store.close()
         what = f"{len(changed)} changed file(s)" if changed else label
         console.print(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
                       f"changes {report.delta}, embedded {stats.encoded} view(s) in {report.seconds:.2f}s")
@@ -125,6 +129,46 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
             console.print(f"re-index failed: {exc}")
 
     watch_repository(path, on_change, debounce_ms=debounce, ignore=(folder,))
+
+
+def _prepare_write(store_location: str, index_dir: str | None, model: str | None,
+                   embed: bool) -> tuple[Any, Path]:
+    """The embedder (loaded: a bad --model fails here, before the store is touched)
+    and the retrieval folder, once the folders to write are known to be writable."""
+    from vitalrag.graph.fslock import check_writable
+    from vitalrag.graph.store import is_server_uri
+    from vitalrag.retrieve.api import index_folder
+    from vitalrag.retrieve.dense import make_embedder
+
+    embedder = make_embedder(model) if embed else None
+    if embedder is not None:
+        _ = embedder.dim  # the model loads lazily otherwise, after graph.json was rewritten
+    folder = index_folder(store_location, index_dir)
+    check_writable(folder)
+    if not is_server_uri(store_location) and Path(store_location) != folder:
+        check_writable(store_location)
+    return embedder, folder
+
+
+@contextmanager
+def _writing(folder: Path, wait: bool) -> Iterator[None]:
+    """Hold the store's writer lock for one index run; a store folder this run
+    created is removed again when the run fails."""
+    from vitalrag.graph.fslock import writer_lock
+
+    created = not os.path.lexists(folder)
+
+    def waiting() -> None:
+        stderr_console().print(f"another index is writing {folder}: waiting for it", highlight=False,
+                               markup=False)
+
+    with writer_lock(folder, wait=wait, on_wait=waiting):
+        try:
+            yield
+        except BaseException:
+            if created:
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
 
 
 def _print_report(data: dict[str, Any], location: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from vitalrag.cli.index_commands import store_option
+from vitalrag.errors import InputError
 
 
 @click.command()
@@ -35,9 +36,16 @@ def serve(store_location: str, index_dir: str | None, transport: str, host: str,
     `Authorization: Bearer <token>`.
     """
     from vitalrag.serve import ContextService, build_server
-    from vitalrag.serve.http import MCP_PATH, TOKEN_ENV, serve_http
+    from vitalrag.serve.http import MCP_PATH, TOKEN_ENV, check_port, serve_http
 
-    token = os.environ.get(TOKEN_ENV) or None
+    token = os.environ.get(TOKEN_ENV)
+    if transport == "http":
+        if token is not None and not token.strip():
+            raise InputError(f"{TOKEN_ENV} is set but empty: set it to a secret, or unset it "
+                             "to serve without a bearer token")
+        check_port(host, port)  # before "serving" is printed and the workers start
+    else:
+        token = None
     service: Any
     if workers > 1:
         from vitalrag.serve.pool import PooledService

@@ -130,6 +130,8 @@ class Retriever:
         if k < 1:
             raise InputError(f"k must be at least 1, got {k}")
         allowed, repo, file = self._scope(repo, file)
+        if line is not None and file is not None:
+            self._check_line(repo, file, line)
         if retriever == "bm25":
             return self._scored(self.bm25(query, k, allowed), "bm25")
         if retriever == "dense":
@@ -165,6 +167,11 @@ class Retriever:
         if file is None:
             return allowed, (candidates[0] if len(candidates) == 1 else None), None
         return (allowed, *self._locate(candidates, file))
+
+    def _check_line(self, repo: str | None, rel: str, line: int) -> None:
+        found = self.store.find_objects(repo=repo, path=rel, kind="file")
+        if found and not 1 <= line <= found[0].end_line:
+            raise InputError(f"line {line} is past the end of {rel} ({found[0].end_line} lines)")
 
     def _locate(self, candidates: Sequence[str], file: str) -> tuple[str, str]:
         """The repository among ``candidates`` and the repo-relative path a --file names."""

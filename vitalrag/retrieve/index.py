@@ -111,7 +111,12 @@ class RetrievalIndex:
 
     def _save(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        live = _current(self.folder)
+        try:
+            live = _current(self.folder)
+        except StoreCorrupt as exc:  # this build replaces it: a bad pointer must not block every index
+            log.warning("%s; building the retrieval index afresh", exc)
+            (self.folder / POINTER).unlink()
+            live = None
         for stale in self.folder.glob("retrieval-*"):  # snapshots of builds that were killed
             if stale.name != live:
                 shutil.rmtree(stale, ignore_errors=True)
@@ -152,8 +157,16 @@ class RetrievalIndex:
                 views = [View.from_dict(d) for d in orjson.loads((snap / "views.json").read_bytes())]
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
-        sparse = SparseIndex.load(snap / "bm25", len(views))
+        hint = "re-index (`vitalrag index PATH`) to rebuild it"
+        try:
+            sparse = SparseIndex.load(snap / "bm25", len(views))
+        except (OSError, ValueError, KeyError) as exc:
+            raise StoreCorrupt(f"cannot read BM25 index of {snap}: {exc}; {hint}") from exc
         dense = DenseIndex.load(snap / "dense")
+        for what, size in (("BM25", sparse.documents), ("dense", dense.size if dense else None)):
+            if size is not None and size != len(views):
+                raise StoreCorrupt(f"retrieval index {snap} is damaged: {len(views)} views but "
+                                   f"{size} {what} entries; {hint}")
         return cls(root, views, sparse, dense, meta.get("model"))
 
     def size_on_disk(self) -> int:

@@ -62,6 +62,13 @@ class SparseIndex:
         retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
         return cls(retriever, size)
 
+    @property
+    def documents(self) -> int:
+        """How many documents the BM25 arrays hold (to check them against the views)."""
+        if self.size == 0:
+            return 0
+        return int(self._bm25.scores["num_docs"])  # type: ignore[attr-defined]
+
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
         tokens = [t for t in code_tokens(query) if t in self._vocab]
         if not tokens or self.size == 0:

@@ -12,6 +12,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import socket
 from typing import Any
 
 from vitalrag.errors import InputError
@@ -64,6 +65,21 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise ``InputError`` when ``host:port`` cannot be bound (busy, or not an address here)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise InputError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from exc
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                raise InputError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from exc
 
 
 def http_app(server: Any, *, host: str = DEFAULT_HOST, token: str | None = None) -> ASGIApp:
