@@ -188,12 +188,14 @@ def test_task_records_what_the_brief_asks():
 
 
 MODULE_IMPORTS = {
-    "pkg/__init__.py": "from ._client import Client, helper\n",
+    "pkg/__init__.py": "from ._client import Client, helper\nfrom ._models import *\n",
+    "pkg/_models.py": "class Response:\n    status = 200\n",
     "pkg/_client.py": "class Client:\n    def get(self):\n        return 1\n\n\ndef helper(x):\n    return x\n",
     "pkg/sub/__init__.py": "",
     "pkg/sub/mod.py": "def thing():\n    return 2\n",
     "user.py": ("import pkg\nimport pkg.sub.mod as m\nfrom pkg.sub import mod\n\n\ndef run():\n"
-                "    c = pkg.Client()\n    y = m.thing()\n    z = mod.thing()\n    return pkg.helper(c)\n"),
+                "    c = pkg.Client()\n    y = m.thing()\n    z = mod.thing()\n    r = pkg.Response()\n"
+                "    return pkg.helper(c)\n"),
 }
 
 
@@ -208,13 +210,14 @@ def test_module_attribute_uses_are_repository_imports(tmp_path):
         (tmp_path / "src" / rel).write_text(text)
     store = MemoryStore(tmp_path / "idx")
     index_repository(tmp_path / "src", store, name="mini", workers=1)
-    tasks, _ = build_tasks(store, "mini", min_candidates=3, random_per_file=3)
+    tasks, _ = build_tasks(store, "mini", min_candidates=3, random_per_file=4)
     got = {t.line: (t.used_name, t.gold_id) for t in tasks}
     assert got == {7: ("pkg.Client", "mini:pkg/_client.py:Client"),
                    8: ("m.thing", "mini:pkg/sub/mod.py:thing"),
                    9: ("mod.thing", "mini:pkg/sub/mod.py:thing"),
-                   10: ("pkg.helper", "mini:pkg/_client.py:helper")}
+                   10: ("pkg.Response", "mini:pkg/_models.py:Response"),  # through from ._models import *
+                   11: ("pkg.helper", "mini:pkg/_client.py:helper")}
     assert set(tasks[0].candidates) == {"mini:pkg/_client.py:Client", "mini:pkg/_client.py:helper",
-                                        "mini:pkg/sub/mod.py:thing"}
+                                        "mini:pkg/sub/mod.py:thing", "mini:pkg/_models.py:Response"}
     imports = read_imports("python", MODULE_IMPORTS["user.py"])
     assert imports.dotted_by_line[7] == {"pkg.Client"} and "Client" not in imports.names_by_line[7]

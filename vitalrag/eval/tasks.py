@@ -166,17 +166,29 @@ def _is_module(binding_module: str, path: str) -> bool:
     return bool(binding_module) and (name == binding_module or name.endswith("." + binding_module))
 
 
+def _top_level(store: GraphStore, module: CodeObject) -> list[CodeObject]:
+    return [o for o in store.find_objects(repo=module.repo, path=module.path)
+            if o.kind in DEFINITION_KINDS and o.qualname == o.name and o.start_line >= 1]
+
+
 def _module_exports(store: GraphStore, module: CodeObject) -> dict[str, list[CodeObject]]:
     """The definitions a module gives its importers: its top-level definitions,
-    then what it imports itself (a package ``__init__`` re-exporting)."""
+    then the definitions it imports (a package ``__init__`` re-exporting), then
+    those of the modules it imports whole (``from ._models import *``: a code
+    line writing ``pkg.X`` for such an ``X`` can only mean the re-export)."""
     out: dict[str, list[CodeObject]] = {}
-    for o in store.find_objects(repo=module.repo, path=module.path):
-        if o.kind in DEFINITION_KINDS and o.qualname == o.name and o.start_line >= 1:
-            out.setdefault(o.name, []).append(o)
+    for o in _top_level(store, module):
+        out.setdefault(o.name, []).append(o)
     edges = store.find_edges(source=module.id, kind="IMPORTS")
-    for o in store.get_objects({e.target for e in edges}).values():
+    targets = store.get_objects({e.target for e in edges})
+    for o in targets.values():
         if o.kind in DEFINITION_KINDS and o.name not in out:
             out.setdefault(o.name, []).append(o)
+    for t in sorted(targets.values(), key=lambda o: o.id):
+        if t.kind == "file" and t.id != module.id:
+            for o in _top_level(store, t):
+                if o.name not in out:
+                    out[o.name] = [o]
     return out
 
 
