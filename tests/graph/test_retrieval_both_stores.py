@@ -37,9 +37,12 @@ def _hits(r, repo):
     return out
 
 
-def test_every_retriever_and_policy_agrees_across_stores(store, repo, tmp_path):
+@pytest.mark.neo4j
+def test_every_retriever_and_policy_agrees_across_stores(open_neo4j, repo, tmp_path):
+    """The server store against the embedded one (not parametrised over ``store``:
+    its embedded variant would compare the embedded store with itself)."""
     reference = _retriever(MemoryStore(tmp_path / "ref"), repo, tmp_path / "ref")
-    subject = _retriever(store, repo, tmp_path / "subject")
+    subject = _retriever(open_neo4j(), repo, tmp_path / "subject")
     assert _hits(subject, repo) == _hits(reference, repo)
     for q, f, line in QUERIES:
         views = reference.search(q, file=f, line=line, repo=repo, k=40)
