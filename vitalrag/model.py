@@ -39,6 +39,24 @@ TYPE_KINDS: frozenset[str] = frozenset({"class", "interface", "enum"})
 NodeId = str
 
 
+def normalize_newlines(text: str) -> str:
+    """``\\r\\n`` and a lone ``\\r`` as ``\\n``: the one line break every parser counts."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of source ``text``, split at ``\\n`` only, as tree-sitter counts them.
+
+    ``str.splitlines`` also breaks at U+2028, U+0085, form feeds and other
+    characters that are inside a line for the parsers, and would shift every
+    later line number. Like ``splitlines``, a final line break ends the last line.
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def repository_id(repo: str) -> NodeId:
     return repo
 

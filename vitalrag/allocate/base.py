@@ -38,7 +38,7 @@ from vitalrag.allocate.render import (
 )
 from vitalrag.allocate.source import ObjectSource, ObjectText, first_signature
 from vitalrag.errors import InputError
-from vitalrag.model import ScoredView, View
+from vitalrag.model import ScoredView, View, split_lines
 from vitalrag.tokens import TokenCounter
 
 
@@ -141,7 +141,7 @@ DERIVED_VIEW_KINDS = frozenset({"signature", "docstring"})
 def view_text(rv: RankedView) -> ObjectText:
     """A view rendered as itself (view-level controls, the no-quotient ablation)."""
     v = rv.view
-    lines = tuple(v.text.splitlines())
+    lines = tuple(split_lines(v.text))
     return ObjectText(f"view:{v.id}", v.path, object_identifier(v), first_signature(lines),
                       v.start_line or 1, lines, f"{v.repo}:{normalise_path(v.path)}",
                       verbatim=v.kind not in DERIVED_VIEW_KINDS)

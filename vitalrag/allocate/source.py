@@ -29,7 +29,7 @@ from vitalrag.allocate.provenance import (
     object_identifier,
 )
 from vitalrag.graph.store import GraphStore
-from vitalrag.model import DEFINITION_KINDS, CodeObject, View, file_id
+from vitalrag.model import DEFINITION_KINDS, CodeObject, View, file_id, split_lines
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class ObjectText:
     @classmethod
     def from_text(cls, key: ObjectKey, path: str, identifier: str, text: str, *,
                   start_line: int = 1, signature: str = "", repo: str = "") -> ObjectText:
-        return cls(key, path, identifier, signature, start_line, tuple(text.splitlines()),
+        return cls(key, path, identifier, signature, start_line, tuple(split_lines(text)),
                    f"{repo}:{normalise_path(path)}")
 
 
@@ -96,10 +96,10 @@ class ViewObjectSource:
             vs = views.get(key) or ()
             if not vs:
                 continue
-            widest = max(vs, key=lambda v: len(v.text.splitlines()))  # max keeps the first on ties
-            lines = tuple(widest.text.splitlines())
+            widest = max(vs, key=lambda v: len(split_lines(v.text)))  # max keeps the first on ties
+            lines = tuple(split_lines(widest.text))
             sig_view = next((v for v in vs if v.kind == "signature"), None)
-            signature = first_signature(sig_view.text.splitlines()) if sig_view else first_signature(lines)
+            signature = first_signature(split_lines(sig_view.text)) if sig_view else first_signature(lines)
             out[key] = ObjectText(key, widest.path, object_identifier(widest), signature,
                                   widest.start_line or 1, lines, object_file(widest))
         return out
@@ -151,7 +151,7 @@ class GraphObjectSource:
             fid = file_id(obj.repo, obj.path)
             if fid not in files:
                 text = self.store.source(fid)
-                files[fid] = text.splitlines() if text is not None else None
+                files[fid] = split_lines(text) if text is not None else None
             file_lines = files[fid]
             if file_lines is None:
                 log.debug("no source for %s in the store; rendering %s from its views", fid, key)

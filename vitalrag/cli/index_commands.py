@@ -16,7 +16,7 @@ from vitalrag.cli.output import emit_json, progress_bar, stderr_console
 from vitalrag.errors import ObjectNotFound, VitalRAGError
 from vitalrag.graph.store import DEFAULT_STORE, GraphStore, object_lines, open_store
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
-from vitalrag.model import EDGE_KINDS, NODE_KINDS
+from vitalrag.model import EDGE_KINDS, NODE_KINDS, split_lines
 
 store_option = click.option(
     "--store", "store_location", envvar="VITALRAG_STORE", default=DEFAULT_STORE, show_default=True,
@@ -261,7 +261,7 @@ def show(object_id: str, store_location: str, as_json: bool) -> None:
         click.echo(f"  docstring: {obj.docstring.splitlines()[0]}")
     if text:
         click.echo("")
-        for i, line in enumerate(text.splitlines(), obj.start_line):
+        for i, line in enumerate(split_lines(text), obj.start_line):
             click.echo(f"{i:>6}  {line}")
     click.echo("")
     for e in edge_rows:

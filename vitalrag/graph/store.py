@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, file_id
+from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, file_id, split_lines
 
 Direction = Literal["out", "in", "both"]
 
@@ -152,4 +152,4 @@ def object_lines(store: GraphStore, obj: CodeObject) -> list[str]:
     if not obj.start_line or obj.path.endswith("/") or not obj.path:
         return []
     text = store.source(file_id(obj.repo, obj.path)) or ""
-    return text.splitlines()[obj.start_line - 1:obj.end_line]
+    return split_lines(text)[obj.start_line - 1:obj.end_line]

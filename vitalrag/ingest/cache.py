@@ -29,7 +29,7 @@ from vitalrag.ingest.facts import FileFacts
 log = logging.getLogger(__name__)
 
 #: bump when extraction output changes shape or meaning
-FACTS_VERSION = f"{__version__}/4"
+FACTS_VERSION = f"{__version__}/5"
 
 
 def file_digest(data: bytes) -> str:

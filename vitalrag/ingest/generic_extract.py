@@ -26,7 +26,7 @@ from tree_sitter import Node, QueryCursor
 from vitalrag.ingest.facts import FileFacts, RawRef, content_hash, dedupe_ids
 from vitalrag.ingest.languages import parser, tags_query
 from vitalrag.ingest.treesitter import end_line, start_line, syntax_problem, text
-from vitalrag.model import TYPE_KINDS, CodeObject, file_id, object_id
+from vitalrag.model import TYPE_KINDS, CodeObject, file_id, object_id, split_lines
 
 _WS = re.compile(r"\s+")
 #: leading children that are not part of a signature
@@ -179,7 +179,7 @@ def candidates(root: Node, language: str, support: Support, path: str) -> tuple[
 def extract_file(repo: str, path: str, text_: str, language: str, support: Support) -> FileFacts:
     source = text_.encode("utf-8")
     root = parser(language).parse(source).root_node
-    lines = text_.splitlines()
+    lines = split_lines(text_)
     fid = file_id(repo, path)
     facts = FileFacts(
         path=path, language=language,

@@ -35,6 +35,7 @@ from vitalrag.model import (
     UnresolvedRef,
     merge_edges,
     module_id,
+    normalize_newlines,
     repository_id,
 )
 from vitalrag.runtime import gc_paused
@@ -120,6 +121,7 @@ def parse_file(repo: str, sf: SourceFile) -> FileFacts | Skipped:
         return Skipped(sf.path, f"not UTF-8 (invalid byte at offset {exc.start})")
     if source.startswith("\ufeff"):
         source = source[1:]
+    source = normalize_newlines(source)  # a CR-only file would be one line to tree-sitter
     try:
         return language_module(sf.language).extract(repo, sf.path, source)
     except RecursionError:

@@ -25,7 +25,7 @@ from vitalrag.ingest.facts import FileFacts, RawRef, content_hash
 from vitalrag.ingest.languages import parser, tags_query
 from vitalrag.ingest.python_resolve import prepare, resolve, resolve_parts
 from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
-from vitalrag.model import CodeObject, file_id, object_id
+from vitalrag.model import CodeObject, file_id, object_id, split_lines
 
 __all__ = ["extract", "prepare", "resolve", "resolve_parts", "is_test_file"]
 
@@ -118,7 +118,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
     problem = syntax_problem(root)
     if problem:
         facts.problems.append(problem)
-    lines = source.splitlines()
+    lines = split_lines(source)
     test_file = is_test_file(path)
 
     matches = QueryCursor(tags_query("python")).matches(root)

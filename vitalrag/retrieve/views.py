@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from vitalrag.graph.store import GraphStore
 from vitalrag.ingest.facts import content_hash
-from vitalrag.model import DEFINITION_KINDS, CodeObject, Edge, View, file_id
+from vitalrag.model import DEFINITION_KINDS, CodeObject, Edge, View, file_id, split_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ def _view(obj_id: str, kind: str, repo: str, path: str, start: int, end: int, te
 
 
 def _lines(text: str | None) -> list[str]:
-    return text.splitlines() if text else []
+    return split_lines(text) if text else []
 
 
 def _span(lines: list[str], start: int, end: int) -> str:

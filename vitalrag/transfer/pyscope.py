@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 
-from vitalrag.model import TYPE_KINDS, CodeObject, NodeId, file_id
+from vitalrag.model import TYPE_KINDS, CodeObject, NodeId, file_id, split_lines
 from vitalrag.transfer.programs import Program, parse_program
 from vitalrag.transfer.pyfacts import PyCall, PyClass, PyModule, PySnippet, module_facts, snippet_facts
 from vitalrag.transfer.repository import RepositoryIndex, Target
@@ -63,7 +63,7 @@ class PythonScope:
         source = self.index.store.source(self.target.file) if obj is not None else None
         if obj is None or source is None:
             return set()
-        lines = source.splitlines()[obj.start_line - 1:obj.end_line]
+        lines = split_lines(source)[obj.start_line - 1:obj.end_line]
         return snippet_facts(parse_program("\n".join(lines), "python").root).bound
 
     # -- resolution -----------------------------------------------------------
