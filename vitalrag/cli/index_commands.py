@@ -159,8 +159,7 @@ def _writing(folder: Path, wait: bool) -> Iterator[None]:
     created = not os.path.lexists(folder)
 
     def waiting() -> None:
-        stderr_console().print(f"another index is writing {folder}: waiting for it", highlight=False,
-                               markup=False)
+        click.echo(f"another index is writing {folder}: waiting for it", err=True)
 
     with writer_lock(folder, wait=wait, on_wait=waiting):
         try:
