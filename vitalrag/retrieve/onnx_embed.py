@@ -1,0 +1,225 @@
+"""The same sentence-transformers model, run by onnxruntime on the CPU.
+
+A model made of a Transformer, a mean (or CLS) Pooling and optionally a
+Normalize module (all-MiniLM-L6-v2, and most sentence-transformers models) is
+exported once to ONNX with torch, cached beside the model files (or under
+``~/.cache/vitalrag/onnx`` when that folder is read-only), and then encoded by
+onnxruntime with the model's own fast tokenizer: texts are tokenized once,
+sorted by length and batched, so a batch pads to its own longest text, not to
+the longest of all. The vectors are the torch model's (fp32, the same graph:
+cosine 1.0000 on this repository's views); what changes is the runtime around
+it, which on a 2-core CPU is about twice as fast (``bench/embed.py``).
+
+Nothing is downloaded: the export reads the local model files, and a model
+that cannot be exported (another architecture, no torch) is encoded by
+sentence-transformers as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: the export's format version: a change makes every cached export stale
+EXPORT_VERSION = 1
+BATCH = 32
+
+_SESSIONS: dict[str, Any] = {}
+_LOCK = threading.Lock()
+
+
+class NotExportable(Exception):
+    """A model folder this module cannot run (the caller falls back to torch)."""
+
+
+def pooling_of(model_dir: Path) -> tuple[str, bool, int]:
+    """(pooling mode, normalised, max_seq_length) of a sentence-transformers folder."""
+    try:
+        modules = json.loads((model_dir / "modules.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise NotExportable(f"{model_dir}: no readable modules.json ({exc})") from exc
+    kinds = [m.get("type", "").rsplit(".", 1)[-1] for m in modules]
+    if kinds[:2] != ["Transformer", "Pooling"] or any(k != "Normalize" for k in kinds[2:]):
+        raise NotExportable(f"{model_dir}: modules {kinds} are not Transformer, Pooling[, Normalize]")
+    pool_dir = model_dir / modules[1].get("path", "1_Pooling")
+    try:
+        pool = json.loads((pool_dir / "config.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise NotExportable(f"{pool_dir}: no readable pooling config ({exc})") from exc
+    modes = [k for k, v in pool.items() if k.startswith("pooling_mode_") and v is True]
+    if modes == ["pooling_mode_mean_tokens"]:
+        mode = "mean"
+    elif modes == ["pooling_mode_cls_token"]:
+        mode = "cls"
+    else:
+        raise NotExportable(f"{pool_dir}: pooling {modes} is not mean or cls")
+    try:
+        seq = int(json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"])
+    except (OSError, ValueError, KeyError):
+        seq = 256
+    if not (model_dir / "tokenizer.json").is_file():
+        raise NotExportable(f"{model_dir}: no tokenizer.json (a fast tokenizer is needed)")
+    return mode, "Normalize" in kinds, seq
+
+
+def _digest(model_dir: Path) -> str:
+    """Names the model's files by content: size and the first and last MiB of each weight file."""
+    h = hashlib.sha256(f"v{EXPORT_VERSION}".encode())
+    for p in sorted(model_dir.glob("*")):
+        if p.is_file() and p.suffix in (".json", ".safetensors", ".bin", ".txt"):
+            h.update(p.name.encode())
+            size = p.stat().st_size
+            h.update(str(size).encode())
+            with p.open("rb") as fh:
+                h.update(fh.read(1 << 20))
+                if size > 2 << 20:
+                    fh.seek(-(1 << 20), os.SEEK_END)
+                    h.update(fh.read())
+    return h.hexdigest()[:16]
+
+
+def export_path(model_dir: Path) -> Path:
+    """Where the export of ``model_dir`` lives: beside the model when that folder is
+    writable, else in the user's cache."""
+    name = f"vitalrag-{_digest(model_dir)}.onnx"
+    beside = model_dir / "onnx"
+    if (beside / name).is_file() or os.access(model_dir, os.W_OK):
+        return beside / name
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "vitalrag" / "onnx"
+    return cache / name
+
+
+def export(model_dir: Path, dest: Path) -> None:
+    """Trace the model's transformer (input ids, mask, token types -> token states)
+    to ``dest`` with torch, atomically."""
+    try:
+        import torch
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise NotExportable(f"exporting to ONNX needs torch and sentence-transformers ({exc})") from exc
+    st = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
+    inner = st[0].auto_model
+    # the eager attention traces the padding mask into the graph; sdpa's fast path
+    # (no mask when nothing is padded) would trace it out
+    inner.config._attn_implementation = "eager"
+
+    class Tokens(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    sample = st.tokenize(["def f(x): return x", "a longer text, so that the batch is padded: class A"])
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    args = tuple(sample.get(n, torch.zeros_like(sample["input_ids"])) for n in names)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    try:
+        with torch.no_grad():
+            torch.onnx.export(Tokens().eval(), args, str(tmp), input_names=names,
+                              output_names=["tokens"], opset_version=17, dynamo=False,
+                              dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "tokens"]})
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    log.info("exported %s to %s", model_dir, dest)
+
+
+class OnnxEmbedder:
+    """A sentence-transformers model folder encoded by onnxruntime (see the module
+    docstring). ``name`` is the model's name, with ``@N`` when a sequence length
+    other than the model's own is asked for (the vectors then differ)."""
+
+    def __init__(self, model_dir: str | Path, name: str, *, max_seq_length: int | None = None,
+                 batch_size: int = BATCH) -> None:
+        self.dir = Path(model_dir)
+        self.mode, self.normalise, own = pooling_of(self.dir)
+        self.max_seq_length = max_seq_length or own
+        self.name = name if self.max_seq_length == own else f"{name}@{self.max_seq_length}"
+        self.batch_size = batch_size
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._dim: int | None = None
+
+    def _load(self) -> Any:
+        if self._session is None:
+            try:
+                import onnxruntime as ort
+                from tokenizers import Tokenizer
+            except ImportError as exc:
+                raise NotExportable(f"the ONNX backend needs onnxruntime and tokenizers ({exc})") from exc
+            path = export_path(self.dir)
+            with _LOCK:
+                if str(path) not in _SESSIONS:
+                    if not path.is_file():
+                        export(self.dir, path)
+                    options = ort.SessionOptions()
+                    options.log_severity_level = 3
+                    _SESSIONS[str(path)] = ort.InferenceSession(str(path), options,
+                                                                providers=["CPUExecutionProvider"])
+                self._session = _SESSIONS[str(path)]
+            tok = Tokenizer.from_file(str(self.dir / "tokenizer.json"))
+            tok.no_padding()
+            tok.enable_truncation(self.max_seq_length)
+            self._tokenizer = tok
+            self._inputs = {i.name for i in self._session.get_inputs()}
+        return self._session
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.encode(["x"]).shape[1])
+        return self._dim
+
+    def encode(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
+        session = self._load()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        encs = self._tokenizer.encode_batch(list(texts))
+        order = np.argsort([len(e.ids) for e in encs], kind="stable")
+        out: np.ndarray | None = None
+        done = 0
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            width = max(len(encs[j].ids) for j in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            types = np.zeros_like(ids)
+            for row, j in enumerate(idx):
+                e = encs[j]
+                ids[row, :len(e.ids)] = e.ids
+                mask[row, :len(e.ids)] = 1
+                types[row, :len(e.ids)] = e.type_ids
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            tokens = session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+            if self.mode == "mean":
+                m = mask[:, :, None].astype(np.float32)
+                vec = (tokens * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+            else:
+                vec = tokens[:, 0]
+            if self.normalise:
+                vec = vec / np.clip(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12, None)
+            if out is None:
+                out = np.zeros((len(texts), vec.shape[1]), dtype=np.float32)
+            out[idx] = vec
+            done += len(idx)
+            if progress:
+                progress("embed", done, len(texts))
+        assert out is not None
+        return out
+
+
+__all__ = ["NotExportable", "OnnxEmbedder", "export", "export_path", "pooling_of"]
