@@ -108,7 +108,7 @@ def export(model_dir: Path, dest: Path) -> None:
     except ImportError as exc:
         raise NotExportable(f"exporting to ONNX needs torch and sentence-transformers ({exc})") from exc
     st = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
-    inner = st[0].auto_model
+    inner: Any = st[0].auto_model
     # the eager attention traces the padding mask into the graph; sdpa's fast path
     # (no mask when nothing is padded) would trace it out
     inner.config._attn_implementation = "eager"
