@@ -263,7 +263,7 @@ def _policies() -> list[Policy]:
         # representative view pasted as written. Same portfolio as no-rendering
         # except for the query gate.
         VitalPolicy("entity-first-4+1", "core K-1 + one ungated same-file object; each slot's "
-                    "representative view as written, clipped at b_obj", gate=False, rendering="view"),
+                    "representative view as written, clipped at b_obj", gate=False, rendering="verbatim"),
         VitalPolicy(),
         # Companion boundary (Table 6b): 4+1 is VITAL-RAG under its slot name.
         VitalPolicy("4+1", "VITAL-RAG (companion boundary 4+1)"),
@@ -275,13 +275,13 @@ def _policies() -> list[Policy]:
         VitalPolicy("no-quotient", "VITAL-RAG with every view its own slot: views of one object "
                     "compete for separate slots, each showing the object's definition", quotient=False),
         VitalPolicy("no-rendering", "VITAL-RAG's portfolio, each slot's representative view as "
-                    "written, clipped at b_obj, until B runs out", rendering="view"),
+                    "written, clipped at b_obj, until B runs out", rendering="verbatim"),
         RawSurface("no-structure", "neither quotient nor token authority: the raw surface"),
         # Not in the paper: the definition, from its first line, without token authority
         VitalPolicy("entity-first-object", "entity-first-4+1's portfolio, each object's definition "
-                    "from its first line, clipped at b_obj", gate=False, rendering="object-prefix"),
+                    "from its first line, clipped at b_obj", gate=False, rendering="prefix"),
         VitalPolicy("no-rendering-object", "VITAL-RAG's portfolio, each object's definition from "
-                    "its first line, clipped at b_obj", rendering="object-prefix"),
+                    "its first line, clipped at b_obj", rendering="prefix"),
     ]
 
 

@@ -176,8 +176,8 @@ def object_decisions(groups: Sequence[ObjectGroup], chosen: Sequence[Selected],
     return out
 
 
-#: what an object-level policy renders for each slot
-ObjectRendering = Literal["authority", "object-prefix", "view"]
+#: how an object-level policy renders each slot (``base.RENDERINGS``)
+ObjectRendering = Literal["token-authority", "prefix", "verbatim"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,12 +188,12 @@ class VitalPolicy:
     though each slot still shows its object's definition).
     ``companions``: reserved slots after the core of K - companions objects.
     ``gate``: a companion must share a query identifier (off: any same-file object).
-    ``rendering``: ``authority``, Eq. 4 shares and query-centred windows of each
-    object's definition (VITAL-RAG); ``view``, each slot's representative
-    retrieved view as written, from its first line, no descriptor, clipped at
-    b_obj and at the budget left (Entity-First 4+1, No rendering: the paper's
-    surface rendering); ``object-prefix``, the object's definition after a
-    descriptor from its first line, clipped the same way."""
+    ``rendering``: ``token-authority``, Eq. 4 shares and query-centred windows
+    of each object's definition (VITAL-RAG); ``verbatim``, each slot's
+    representative retrieved view as written, from its first line, no
+    descriptor, clipped at b_obj and at the budget left (Entity-First 4+1, No
+    rendering: the paper's surface rendering); ``prefix``, the object's
+    definition after a descriptor from its first line, clipped the same way."""
 
     name: str = "vital"
     description: str = ("VITAL-RAG: view quotient, core K-1 + one query-relevant same-file companion; "
@@ -201,7 +201,7 @@ class VitalPolicy:
     quotient: bool = True
     companions: int = 1
     gate: bool = True
-    rendering: ObjectRendering = "authority"
+    rendering: ObjectRendering = "token-authority"
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         p = request.params
@@ -212,7 +212,7 @@ class VitalPolicy:
         chosen, dropped = select_portfolio(
             groups, p.k, self.companions, gate=self.gate, peers=request.same_file,
             query_tokens=request.query_tokens)
-        if self.rendering == "view":
+        if self.rendering == "verbatim":
             texts: dict[ObjectKey, ObjectText] = {}
         else:
             # the object's definition; without the quotient several slots may show one object
@@ -227,10 +227,7 @@ class VitalPolicy:
         items = [Item(s.group.key, s.role, s.group.rep,
                       texts.get(s.group.rep.key) or view_text(s.group.rep), s.reason) for s in chosen]
         return finish(self.name, request, items, object_decisions(groups, chosen, dropped),
-                      rendering=_RENDERING[self.rendering],
+                      rendering=self.rendering,
                       extra_params={"core": max(p.k - min(self.companions, p.k), 0),
                                     "companions": self.companions, "gate": self.gate,
                                     "quotient": self.quotient, "unit": "object" if self.quotient else "view"})
-
-
-_RENDERING: dict[str, str] = {"authority": "token-authority", "object-prefix": "prefix", "view": "verbatim"}
