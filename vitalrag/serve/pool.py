@@ -9,11 +9,14 @@ with the process that accepted it, and the load does not even out).
 
 Each process reloads the index itself when a re-index replaces it on disk, as a
 single ``ContextService`` does. Errors raised in a process (``VitalRAGError``
-and the rest) come back to the caller unchanged.
+and the rest) come back to the caller unchanged. A process that dies (killed,
+out of memory) breaks the whole pool: a new pool is started and the call is
+tried once more (the tools only read), and a second death is reported as such.
 """
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -22,10 +25,12 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from vitalrag.errors import VitalRAGError
 
+log = logging.getLogger(__name__)
 
 #: the service of this worker process (set by ``_start``)
 _service: Any = None
@@ -96,9 +101,24 @@ class PooledService:
             raise VitalRAGError(f"workers must be at least 1, not {workers}")
         self.store_location = store_location
         self.workers = workers
+        self.restarts = 0
+        self._initargs = (store_location, index_dir, warm)
+        self._lock = threading.Lock()
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
         # spawn, never fork: the server process runs threads (the MCP transport)
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=_start, initargs=(store_location, index_dir, warm))
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_start, initargs=self._initargs)
+
+    def _replace(self, broken: ProcessPoolExecutor) -> ProcessPoolExecutor:
+        """A working pool in place of ``broken`` (calls that failed at once start one)."""
+        with self._lock:
+            if self._pool is broken:
+                broken.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+                self.restarts += 1
+            return self._pool
 
     def open(self) -> PooledService:
         """Start every process (each loads the index as it starts) and answer one
@@ -110,7 +130,18 @@ class PooledService:
         return self
 
     def _run(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        return self._pool.submit(_call, method, args, kwargs).result()
+        pool = self._pool
+        try:
+            return pool.submit(_call, method, args, kwargs).result()
+        except BrokenProcessPool as exc:
+            log.warning("a compute process of the server died (%s): starting new ones", exc)
+            pool = self._replace(pool)
+        try:
+            return pool.submit(_call, method, args, kwargs).result()
+        except BrokenProcessPool as exc:
+            self._replace(pool)  # the next call gets its own try
+            raise VitalRAGError(f"the server's compute processes died twice answering {method} "
+                                f"({exc}); see the server's log, or restart `vitalrag serve`") from exc
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name not in self.METHODS:
