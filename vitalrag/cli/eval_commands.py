@@ -196,8 +196,9 @@ def run(tasks_file: Path, policies: str, budget: int, budgets: str | None, sweep
         return
     click.echo(f"{summary['tasks']} tasks, {len(overall)} policy/budget runs in {summary['run']['seconds']} s "
                f"-> {run_dir}")
+    width = max((len(r["policy"]) for r in overall), default=0)
     for r in overall:
-        click.echo(f"  {r['policy']:<17} B={r['budget']:<5} R@5 {100 * r['r5']['mean']:6.2f}  "
+        click.echo(f"  {r['policy']:<{width}} B={r['budget']:<5} R@5 {100 * r['r5']['mean']:6.2f}  "
                    f"R@B {100 * r['rb']['mean']:6.2f}  Auth@5 {r['auth5']['mean']:.3f}  "
                    f"tokens {r['tokens']['mean']:7.0f}")
 
@@ -222,8 +223,9 @@ def policies_cmd() -> None:
     """The allocation policies a run can compare."""
     from vitalrag.allocate import POLICIES
 
+    width = max(map(len, POLICIES))
     for name, p in POLICIES.items():
-        click.echo(f"{name:<17} {p.description}")
+        click.echo(f"{name:<{width}} {p.description}")
 
 
 def register(group: click.Group) -> None:
