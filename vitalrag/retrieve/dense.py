@@ -335,6 +335,12 @@ class DenseIndex:
     def size(self) -> int:
         return int(self._index.ntotal)  # type: ignore[attr-defined]
 
+    def vectors(self) -> np.ndarray:
+        """Every vector, in index order (a push to Neo4j sends them without re-embedding)."""
+        if self.size == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.asarray(self._index.reconstruct_n(0, self.size), dtype=np.float32)  # type: ignore[attr-defined]
+
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         if self.size == 0:
             return []
