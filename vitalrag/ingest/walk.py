@@ -75,6 +75,8 @@ MAX_WILDCARDS_PER_NAME = 3
 MAX_WILDCARDS = 6
 DEFAULT_MAX_ENTRIES = 5_000_000
 DEFAULT_TIME_BUDGET = 600.0
+#: listing the index takes milliseconds; longer means git is stuck
+GIT_TIMEOUT = 60.0
 
 
 def _git_env() -> dict[str, str]:
@@ -104,7 +106,7 @@ def _git_tracked(root: Path, timeout: float) -> set[str]:
     try:
         out = subprocess.run(
             git_command(root, "ls-files", "-z", "--cached"), cwd=root, env=_git_env(),
-            stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=max(timeout, 0.001),
+            stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=max(min(timeout, GIT_TIMEOUT), 0.001),
         ).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         log.warning("git ls-files failed in %s (%s); using .gitignore matching alone", root, exc)

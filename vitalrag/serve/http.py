@@ -7,6 +7,7 @@ compared in constant time and never logged.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import ipaddress
@@ -73,13 +74,19 @@ def check_port(host: str, port: int) -> None:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
         raise InputError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from exc
+    errors: list[OSError] = []
     for family, kind, proto, _, address in infos:
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
             try:
                 probe.bind(address)
             except OSError as exc:
-                raise InputError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from exc
+                errors.append(exc)
+    # a name such as localhost may have an address family this machine lacks: one that binds will do
+    busy = [e for e in errors if e.errno == errno.EADDRINUSE]
+    if busy or len(errors) == len(infos):
+        first = (busy or errors)[0]
+        raise InputError(f"cannot serve on {host}:{port}: {first.strerror or first}") from first
 
 
 def http_app(server: Any, *, host: str = DEFAULT_HOST, token: str | None = None) -> ASGIApp:
