@@ -154,14 +154,16 @@ def _prepare_write(store_location: str, index_dir: str | None, model: str | None
 def _writing(folder: Path, wait: bool) -> Iterator[None]:
     """Hold the store's writer lock for one index run; a store folder this run
     created is removed again when the run fails."""
-    from vitalrag.graph.fslock import writer_lock
+    from vitalrag.graph.fslock import WRITER_LOCK_FILE, writer_lock
 
-    created = not os.path.lexists(folder)
+    existed = os.path.lexists(folder)
 
     def waiting() -> None:
         click.echo(f"another index is writing {folder}: waiting for it", err=True)
 
     with writer_lock(folder, wait=wait, on_wait=waiting):
+        # looked at under the lock: a run that waited may find the first one's index there
+        created = not existed and set(os.listdir(folder)) <= {WRITER_LOCK_FILE}
         try:
             yield
         except BaseException:
