@@ -359,3 +359,163 @@ DELETE_ALLOCATION = (
     "OPTIONAL MATCH (a)-[:CONSIDERED]->(v:CandidateView) "
     "DETACH DELETE v, a"
 )
+
+
+# -- retrieval views -------------------------------------------------------------
+# (:View {id, object_id, kind, path, start_line, end_line, text, content_hash,
+#         identifier, repo, hash, search, embedding})-[:VIEW_OF]->(:CodeObject)
+# (:View:Dim<d>)                                     a view with an embedding of d dimensions
+# (:RetrievalMeta {repo, model, dim, views})         the model a repository's views are embedded with
+#
+# One vector index per dimension (over ``:Dim<d>``), so repositories embedded with
+# models of different sizes can share a database; a query searches those of its model.
+#
+# ``search`` is the view's text as the BM25 tokenizer splits it (identifier parts,
+# casefolded, space-separated), so the fulltext index's whitespace analyzer sees
+# the same terms as bm25s. ``hash`` covers everything a view row holds (its
+# content, its identifier and the model of its embedding): a push rewrites only
+# the views whose hash changed.
+
+VIEW_VECTOR_INDEX = "vitalrag_view_embedding"
+VIEW_FULLTEXT_INDEX = "vitalrag_view_search"
+
+VIEW_SCHEMA: tuple[str, ...] = (
+    "CREATE CONSTRAINT vitalrag_view_id IF NOT EXISTS FOR (v:View) REQUIRE v.id IS UNIQUE",
+    "CREATE CONSTRAINT vitalrag_retrieval_meta IF NOT EXISTS FOR (m:RetrievalMeta) REQUIRE m.repo IS UNIQUE",
+    "CREATE INDEX vitalrag_view_repo IF NOT EXISTS FOR (v:View) ON (v.repo)",
+    "CREATE INDEX vitalrag_view_object IF NOT EXISTS FOR (v:View) ON (v.object_id)",
+    "CREATE INDEX vitalrag_view_identifier IF NOT EXISTS FOR (v:View) ON (v.identifier)",
+    f"CREATE FULLTEXT INDEX {VIEW_FULLTEXT_INDEX} IF NOT EXISTS FOR (v:View) ON EACH [v.search] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}}",
+)
+
+
+def _dim(dim: int) -> int:
+    if not isinstance(dim, int) or isinstance(dim, bool) or not 1 <= dim <= 4096:
+        raise InputError(f"an embedding dimension must be an integer from 1 to 4096, not {dim!r}")
+    return dim
+
+
+def dim_label(dim: int) -> str:
+    """The label of views embedded in ``dim`` dimensions (an int checked here)."""
+    return f"Dim{_dim(dim)}"
+
+
+def vector_index_name(dim: int) -> str:
+    return f"{VIEW_VECTOR_INDEX}_{_dim(dim)}"
+
+
+def view_vector_index(dim: int) -> str:
+    """The vector index over views of ``dim`` dimensions: cosine, exact vectors (no
+    quantisation: its scores should match the embedded store's). Index options
+    cannot be parameters, hence the checked int."""
+    return (
+        f"CREATE VECTOR INDEX {vector_index_name(dim)} IF NOT EXISTS FOR (v:{dim_label(dim)}) ON (v.embedding) "
+        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine', "
+        "`vector.quantization.enabled`: false}}"
+    )
+
+
+RETRIEVAL_META = (
+    "MATCH (m:RetrievalMeta) RETURN m.repo AS repo, m.model AS model, m.dim AS dim, m.views AS views"
+)
+
+SET_RETRIEVAL_META = (
+    "MERGE (m:RetrievalMeta {repo: $repo}) SET m.model = $model, m.dim = $dim, m.views = $views"
+)
+
+DELETE_RETRIEVAL_META = "UNWIND $repos AS repo MATCH (m:RetrievalMeta {repo: repo}) DELETE m"
+
+VIEW_HASHES = "MATCH (v:View {repo: $repo}) RETURN v.id AS id, v.hash AS hash"
+
+def create_views(dim: int | None) -> str:
+    """CREATE a batch of views (a changed view is deleted first); with ``dim``, each
+    with its embedding, stored as a float32 vector property (half the size of a
+    list of floats) under the label the vector index of ``dim`` reads."""
+    if dim is None:
+        return "UNWIND $rows AS row CREATE (v:View) SET v = row.props RETURN count(*) AS written"
+    return (
+        "UNWIND $rows AS row "
+        f"CREATE (v:View:{dim_label(dim)}) SET v = row.props "
+        "WITH v, row "
+        "CALL db.create.setNodeVectorProperty(v, 'embedding', row.embedding) "
+        "RETURN count(*) AS written"
+    )
+
+
+#: views whose object was (re)written since: link them again (a DETACH DELETE of
+#: an object takes its VIEW_OF links with it)
+LINK_VIEWS = (
+    "MATCH (v:View {repo: $repo}) WHERE NOT (v)-[:VIEW_OF]->() "
+    "MATCH (o:CodeObject {id: v.object_id}) "
+    "MERGE (v)-[:VIEW_OF]->(o)"
+)
+
+DELETE_VIEWS = "UNWIND $ids AS id MATCH (v:View {id: id}) DETACH DELETE v"
+
+#: views of repositories the graph no longer holds
+STALE_VIEW_IDS = "MATCH (v:View) WHERE NOT v.repo IN $repos RETURN v.id AS id"
+
+_VIEW_FIELDS = "{.id, .object_id, .kind, .path, .start_line, .end_line, .text, .content_hash, .identifier, .repo}"
+
+COUNT_VIEWS = "MATCH (v:View) RETURN count(v) AS n"
+
+COUNT_REPO_VIEWS = "MATCH (v:View) WHERE v.repo IN $repos RETURN count(v) AS n"
+
+READ_REPO_VIEWS = f"MATCH (v:View {{repo: $repo}}) RETURN v {_VIEW_FIELDS} AS v, v.hash AS hash"
+
+READ_VIEWS_EMBEDDED = (
+    f"UNWIND $ids AS id MATCH (v:View {{id: id}}) RETURN v {_VIEW_FIELDS} AS v, v.hash AS hash, "
+    "v.embedding AS embedding"
+)
+
+#: BM25 over ``search``; ``$repos`` null searches every repository. The index's
+#: limit applies before the filter, so a filtered caller over-fetches.
+SEARCH_VIEWS_FULLTEXT = (
+    "CALL db.index.fulltext.queryNodes($index, $text, {limit: $n}) YIELD node, score "
+    f"WHERE $repos IS NULL OR node.repo IN $repos RETURN node {_VIEW_FIELDS} AS v, score"
+)
+
+#: approximate (HNSW) nearest views; the score is Neo4j's (1 + cosine) / 2
+SEARCH_VIEWS_VECTOR = (
+    "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score "
+    f"WHERE $repos IS NULL OR node.repo IN $repos RETURN node {_VIEW_FIELDS} AS v, score"
+)
+
+#: exact nearest views of the given repositories (a narrow filter)
+SEARCH_VIEWS_EXACT = (
+    "MATCH (v:View) WHERE v.repo IN $repos AND v.embedding IS NOT NULL "
+    "WITH v, vector.similarity.cosine(v.embedding, $vector) AS score "
+    "ORDER BY score DESC, v.id LIMIT $n "
+    f"RETURN v {_VIEW_FIELDS} AS v, score"
+)
+
+#: object ids by name, from body and signature views (the graph walk's anchors)
+VIEW_NAMES = (
+    "MATCH (v:View) WHERE v.identifier IN $names AND v.kind IN ['body', 'signature'] "
+    "RETURN v.identifier AS name, collect(DISTINCT v.object_id) AS ids"
+)
+
+#: the body view of each object (what the walk returns for it)
+BODY_VIEWS = (
+    "UNWIND $ids AS id MATCH (v:View {object_id: id}) WHERE v.kind = 'body' "
+    f"RETURN v {_VIEW_FIELDS} AS v ORDER BY v.id"
+)
+
+#: Lucene's query syntax characters (and the two-character operators built of them)
+_LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
+
+
+def lucene_escape(term: str) -> str:
+    """``term`` as one literal Lucene term: every syntax character backslashed, and
+    the operator words AND, OR, NOT quoted."""
+    if term in ("AND", "OR", "NOT"):
+        return f'"{term}"'
+    return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in term)
+
+
+def lucene_query(terms: Sequence[str], max_clauses: int = 1000) -> str:
+    """Terms OR-ed (Lucene's default) as one query string; each escaped, repeats
+    kept once, at most ``max_clauses`` (Lucene refuses more than 1024)."""
+    unique = [t for t in dict.fromkeys(terms) if t.strip()][:max_clauses]
+    return " ".join(lucene_escape(t) for t in unique)

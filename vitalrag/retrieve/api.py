@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vitalrag.errors import InputError
+from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.store import GraphStore, is_server_uri, open_store
-from vitalrag.model import ScoredView
+from vitalrag.model import ScoredView, View
 from vitalrag.retrieve.dense import Embedder, make_embedder
 from vitalrag.retrieve.fusion import rrf
-from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.retrieve.index import POINTER, Hits, RetrievalIndex, ViewIndex
+from vitalrag.retrieve.tokenize import identifiers
 from vitalrag.retrieve.walk import WalkConfig, anchors, walk
 
 log = logging.getLogger(__name__)
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 RETRIEVERS = ("dense", "bm25", "walk", "fused")
 #: how deep each retriever's list goes before fusion
 POOL = 100
+#: walk-ranked objects whose body views are looked up at once
+WALK_CHUNK = 500
 
 
 class DenseUnavailable(InputError):
@@ -44,8 +47,28 @@ def index_folder(store_location: str, index_dir: str | None = None) -> Path:
     return Path(store_location)
 
 
+def open_index(store: GraphStore, folder: Path) -> ViewIndex:
+    """The views a store's queries search: a Neo4j store's own when it holds views,
+    else the local retrieval index in ``folder``."""
+    if is_server_uri(store.location):
+        from vitalrag.retrieve.server_index import ServerIndex
+
+        server = ServerIndex.open(store)
+        if server is not None:
+            return server
+        if not (folder / POINTER).exists():
+            raise StoreNotFound(f"{store.location} holds no retrieval views and there is no local index in "
+                                f"{folder}: index with `vitalrag index PATH --store {store.location}`, or "
+                                f"`vitalrag push` an embedded index")
+    return RetrievalIndex.load(folder)
+
+
 class Retriever:
-    def __init__(self, store: GraphStore, index: RetrievalIndex, embedder: Embedder | None = None,
+    """The retrievers over a graph store and a ``ViewIndex``: the local retrieval
+    index, or (for a Neo4j store that holds views) the server's vector and fulltext
+    indexes."""
+
+    def __init__(self, store: GraphStore, index: ViewIndex, embedder: Embedder | None = None,
                  walk_config: WalkConfig = WalkConfig()) -> None:
         self.store = store
         self.index = index
@@ -55,67 +78,61 @@ class Retriever:
     @classmethod
     def open(cls, store_location: str, *, index_dir: str | None = None,
              embedder: Embedder | None = None) -> Retriever:
+        """A retriever over ``store_location``. A Neo4j store that holds views is
+        searched on the server (nothing local needed but the model); one that does
+        not falls back to the local index folder."""
         store = open_store(store_location, create=False)
-        return cls(store, RetrievalIndex.load(index_folder(store_location, index_dir)), embedder)
+        try:
+            return cls(store, open_index(store, index_folder(store_location, index_dir)), embedder)
+        except BaseException:
+            store.close()
+            raise
+
+    def embedder_for(self, allowed: frozenset[str] | None) -> Embedder:
+        model = self.index.model_of(allowed)
+        if model is None:
+            raise DenseUnavailable("this index has no embeddings (it was built with --no-embed); "
+                                   "re-index without --no-embed, or use --retriever bm25 or walk")
+        if self._embedder is None or self._embedder.name != model:
+            self._embedder = make_embedder(model)
+        return self._embedder
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            if self.index.model is None:
-                raise DenseUnavailable("this index has no embeddings (it was built with --no-embed); "
-                                       "re-index without --no-embed, or use --retriever bm25 or walk")
-            self._embedder = make_embedder(self.index.model)
-        return self._embedder
+        return self.embedder_for(None)
 
     # -- single retrievers ----------------------------------------------------------
     # ``allowed``: the repositories a search may return views of (None: every one).
-    # BM25 and FAISS search the whole index, so a filtered search fetches 4k, then
-    # 16k, ... hits until k of them are allowed or the index is exhausted (exact).
-    def bm25(self, query: str, k: int, allowed: frozenset[str] | None = None) -> list[tuple[int, float]]:
-        return self._restricted(lambda n: self.index.sparse.search(query, n), k, allowed)
+    def bm25(self, query: str, k: int, allowed: frozenset[str] | None = None) -> Hits:
+        return self.index.bm25(query, k, allowed)
 
-    def dense(self, query: str, k: int, allowed: frozenset[str] | None = None) -> list[tuple[int, float]]:
-        dense = self.index.dense
-        if dense is None:
+    def dense(self, query: str, k: int, allowed: frozenset[str] | None = None) -> Hits:
+        if not self.index.has_dense:
             raise DenseUnavailable("this index has no embeddings (it was built with --no-embed); "
                                    "re-index without --no-embed, or use --retriever bm25 or walk")
-        vector = self.embedder.encode([query])[0]
-        return self._restricted(lambda n: dense.search(vector, n), k, allowed)
-
-    def _restricted(self, fetch: Callable[[int], list[tuple[int, float]]], k: int,
-                    allowed: frozenset[str] | None) -> list[tuple[int, float]]:
-        if allowed is None:
-            return fetch(k)
-        size = len(self.index.views)
-        n = min(size, 4 * k)
-        while True:
-            hits = [(i, s) for i, s in fetch(n) if self.index.views[i].repo in allowed]
-            if len(hits) >= k or n >= size:
-                return hits[:k]
-            n = min(size, 4 * n)
+        vector = self.embedder_for(allowed).encode([query])[0]
+        return self.index.nearest(vector, k, allowed)
 
     def walk(self, query: str, k: int, *, repo: str | None, file: str | None,
-             line: int | None, allowed: frozenset[str] | None = None) -> list[tuple[int, float]]:
-        seeds = anchors(self.store, query, self.index.names, repo=repo, path=file, line=line,
-                        config=self.walk_config)
+             line: int | None, allowed: frozenset[str] | None = None) -> Hits:
+        names = self.index.names_of(identifiers(query))
+        seeds = anchors(self.store, query, names, repo=repo, path=file, line=line, config=self.walk_config)
         scores = walk(self.store, seeds, self.walk_config)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        out: list[tuple[int, float]] = []
-        for node, score in ranked:
-            pos = self._representative(node)
-            if pos is not None and (allowed is None or self.index.views[pos].repo in allowed):
-                out.append((pos, score))
-            if len(out) >= k:
-                break
+        out: Hits = []
+        # the view the walk returns for a definition is its body (files, modules and
+        # repositories have none and are passed through, not returned); looked up a
+        # chunk of the ranking at a time, so a server store answers in few round trips
+        for start in range(0, len(ranked), WALK_CHUNK):
+            chunk = ranked[start:start + WALK_CHUNK]
+            bodies = self.index.bodies([node for node, _ in chunk])
+            for node, score in chunk:
+                v = bodies.get(node)
+                if v is not None and (allowed is None or v.repo in allowed):
+                    out.append((v, score))
+                    if len(out) >= k:
+                        return out
         return out
-
-    def _representative(self, node: str) -> int | None:
-        """The view the walk returns for a definition: its body (files, modules and
-        repositories have none and are passed through, not returned)."""
-        for p in self.index.by_object.get(node, ()):
-            if self.index.views[p].kind == "body":
-                return p
-        return None
 
     # -- the public search ----------------------------------------------------------
     def search(self, query: str, *, k: int = 20, retriever: str = "fused", file: str | None = None,
@@ -138,20 +155,26 @@ class Retriever:
             return self._scored(self.dense(query, k, allowed), "dense")
         if retriever == "walk":
             return self._scored(self.walk(query, k, repo=repo, file=file, line=line, allowed=allowed), "walk")
+        found: dict[str, View] = {}
+
+        def ids(hits: Hits) -> list[str]:
+            for v, _ in hits:
+                found.setdefault(v.id, v)
+            return [v.id for v, _ in hits]
+
         rankings: dict[str, list[str]] = {
-            "bm25": [self.index.views[i].id for i, _ in self.bm25(query, POOL, allowed)],
-            "walk": [self.index.views[i].id for i, _ in self.walk(query, POOL, repo=repo, file=file,
-                                                                   line=line, allowed=allowed)],
+            "bm25": ids(self.bm25(query, POOL, allowed)),
+            "walk": ids(self.walk(query, POOL, repo=repo, file=file, line=line, allowed=allowed)),
         }
-        if self.index.dense is not None:
-            rankings["dense"] = [self.index.views[i].id for i, _ in self.dense(query, POOL, allowed)]
+        if self.index.has_dense:
+            rankings["dense"] = ids(self.dense(query, POOL, allowed))
         else:
             log.warning("index has no embeddings: fusing bm25 and walk only")
         fused = rrf(rankings, weights)[:k]
-        return [ScoredView(self.index.views[self.index.by_id[vid]], score, ranks) for vid, score, ranks in fused]
+        return [ScoredView(found[vid], score, ranks) for vid, score, ranks in fused]
 
-    def _scored(self, hits: list[tuple[int, float]], name: str) -> list[ScoredView]:
-        return [ScoredView(self.index.views[i], s, ((name, rank),)) for rank, (i, s) in enumerate(hits, 1)]
+    def _scored(self, hits: Hits, name: str) -> list[ScoredView]:
+        return [ScoredView(v, s, ((name, rank),)) for rank, (v, s) in enumerate(hits, 1)]
 
     def _scope(self, repo: str | Sequence[str] | None, file: str | None
                ) -> tuple[frozenset[str] | None, str | None, str | None]:

@@ -23,9 +23,12 @@ import shutil
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
+
+import numpy as np
 
 import orjson
 
@@ -44,6 +47,34 @@ RETRIEVAL_SCHEMA = 1
 POINTER = "retrieval.json"
 
 Progress = Callable[[str, int, int], None]
+
+
+Hits = list[tuple[View, float]]
+
+
+class ViewIndex(Protocol):
+    """What the retrievers search: the local ``RetrievalIndex``, or a server store's
+    views (``retrieve.server_index``). ``allowed``: the repositories a search may
+    return views of (None: every one)."""
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def has_dense(self) -> bool: ...
+
+    def model_of(self, allowed: frozenset[str] | None) -> str | None:
+        """The embedding model of the views searched (None: no embeddings)."""
+
+    def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits: ...
+
+    def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits: ...
+
+    def names_of(self, identifiers: Iterable[str]) -> Mapping[str, Sequence[str]]:
+        """Object ids by name, for the identifiers asked about (the walk's anchors)."""
+
+    def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
+        """The body view of each object that has one."""
 
 
 @dataclass
@@ -77,6 +108,54 @@ class RetrievalIndex:
                 names[v.identifier].add(v.object_id)
         self.names = {k: sorted(s) for k, s in names.items()}
         self.by_object = dict(by_object)
+
+    # -- ViewIndex ----------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return len(self.views)
+
+    @property
+    def has_dense(self) -> bool:
+        return self.dense is not None
+
+    def model_of(self, allowed: frozenset[str] | None) -> str | None:
+        return self.model
+
+    # BM25 and FAISS search the whole index, so a filtered search fetches 4k, then
+    # 16k, ... hits until k of them are allowed or the index is exhausted (exact).
+    def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
+        return self._restricted(lambda n: self.sparse.search(query, n), k, allowed)
+
+    def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
+        dense = self.dense
+        if dense is None:
+            return []
+        return self._restricted(lambda n: dense.search(vector, n), k, allowed)
+
+    def _restricted(self, fetch: Callable[[int], list[tuple[int, float]]], k: int,
+                    allowed: frozenset[str] | None) -> Hits:
+        views = self.views
+        if allowed is None:
+            return [(views[i], s) for i, s in fetch(k)]
+        size = len(views)
+        n = min(size, 4 * k)
+        while True:
+            hits = [(views[i], s) for i, s in fetch(n) if views[i].repo in allowed]
+            if len(hits) >= k or n >= size:
+                return hits[:k]
+            n = min(size, 4 * n)
+
+    def names_of(self, identifiers: Iterable[str]) -> Mapping[str, Sequence[str]]:
+        return self.names
+
+    def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
+        out: dict[str, View] = {}
+        for node in object_ids:
+            for p in self.by_object.get(node, ()):
+                if self.views[p].kind == "body":
+                    out[node] = self.views[p]
+                    break
+        return out
 
     # -- building ---------------------------------------------------------------
     @classmethod

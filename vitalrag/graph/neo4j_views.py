@@ -1,0 +1,185 @@
+"""Retrieval views in the Neo4j store: written with their embeddings, searched
+through a native vector index and a fulltext index.
+
+``Neo4jViews`` wraps an open ``Neo4jStore`` (its driver, batching and error
+translation); the statements and the layout are in ``neo4j_queries``. A
+repository's views are written incrementally: each view row carries a hash of
+what it holds (text, identifier, the model of its embedding), and a write
+deletes the views that are gone or changed and creates the changed and new
+ones, leaving the rest alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vitalrag.errors import InputError
+from vitalrag.graph import neo4j_queries as q
+from vitalrag.graph.neo4j import Neo4jStore, _chunks
+from vitalrag.model import View
+
+log = logging.getLogger(__name__)
+
+#: views read back per round trip (pull)
+READ_BATCH = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class RepoModel:
+    """The embedding model of one repository's views (None: written with --no-embed)."""
+
+    repo: str
+    model: str | None
+    dim: int | None
+    views: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ViewWrite:
+    """What one repository's view write did."""
+
+    repo: str
+    written: int
+    deleted: int
+    kept: int
+
+
+def view_hash(view: View, model: str | None) -> str:
+    """What a view row holds, hashed: a row whose hash is unchanged is not rewritten."""
+    text = json.dumps([view.content_hash, view.identifier, view.object_id, view.kind, model])
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def search_text(tokens: Iterable[str]) -> str:
+    """The fulltext field of a view: its BM25 tokens, space-separated."""
+    return " ".join(tokens)
+
+
+class Neo4jViews:
+    """The views of a ``Neo4jStore``: writes and searches."""
+
+    def __init__(self, store: Neo4jStore) -> None:
+        self.store = store
+
+    # -- metadata -----------------------------------------------------------------
+    def models(self) -> dict[str, RepoModel]:
+        """Every repository with views, and the model they are embedded with."""
+        return {r["repo"]: RepoModel(r["repo"], r["model"], r["dim"], int(r["views"] or 0))
+                for r in self.store._read(q.RETRIEVAL_META)}
+
+    def count(self, repos: Sequence[str] | None = None) -> int:
+        if repos is None:
+            return int(self.store._read(q.COUNT_VIEWS)[0]["n"])
+        return int(self.store._read(q.COUNT_REPO_VIEWS, repos=list(repos))[0]["n"])
+
+    # -- writes ---------------------------------------------------------------------
+    def _ensure_schema(self, dim: int | None) -> None:
+        self.store._ensure_schema()
+        for statement in q.VIEW_SCHEMA:
+            self.store._write(statement)
+        if dim is not None:
+            self.store._write(q.view_vector_index(dim))
+        self.store._write(q.SCHEMA_AWAIT)
+
+    def write_repository(self, repo: str, views: Sequence[View], tokens: Sequence[Sequence[str]],
+                         vectors: Any | None, model: str | None) -> ViewWrite:
+        """Make the store's views of ``repo`` exactly ``views`` (``tokens``: each
+        view's BM25 tokens; ``vectors``: a float32 matrix in the views' order, or
+        None without embeddings)."""
+        dim = int(vectors.shape[1]) if vectors is not None and len(views) else None
+        if vectors is not None and len(vectors) != len(views):
+            raise InputError(f"{len(views)} views of {repo} but {len(vectors)} embeddings")
+        self._ensure_schema(dim)
+        old = self.hashes(repo)
+        rows: list[tuple[str, dict[str, Any]]] = []
+        new_ids = set()
+        create = q.create_views(dim)
+        for i, v in enumerate(views):
+            h = view_hash(v, model if dim is not None else None)
+            new_ids.add(v.id)
+            if old.get(v.id) == h:
+                continue
+            row: dict[str, Any] = {"props": {**v.to_dict(), "hash": h, "search": search_text(tokens[i])}}
+            if vectors is not None and dim is not None:
+                row["embedding"] = vectors[i].tolist()
+            rows.append((create, row))
+        gone = [i for i in old if i not in new_ids]
+        # a changed view is deleted and created again (its Dim label may change too)
+        delete = gone + [r["props"]["id"] for _, r in rows if r["props"]["id"] in old]
+        for chunk in _chunks(delete, self.store.settings.batch_size):
+            self.store._write(q.DELETE_VIEWS, ids=list(chunk))
+        if rows:
+            self.store._write_grouped(rows)
+        self.store._write(q.LINK_VIEWS, repo=repo)
+        self.store._write(q.SET_RETRIEVAL_META, repo=repo, model=model if dim is not None else None, dim=dim,
+                         views=len(views))
+        log.debug("views of %s: %d written, %d deleted, %d kept", repo, len(rows), len(gone),
+                  len(views) - len(rows))
+        return ViewWrite(repo, len(rows), len(gone), len(views) - len(rows))
+
+    def delete_repositories(self, repos: Sequence[str]) -> None:
+        """Remove every view of ``repos`` and their model records."""
+        for repo in repos:
+            ids = list(self.hashes(repo))
+            for chunk in _chunks(ids, self.store.settings.batch_size):
+                self.store._write(q.DELETE_VIEWS, ids=list(chunk))
+        if repos:
+            self.store._write(q.DELETE_RETRIEVAL_META, repos=list(repos))
+
+    # -- reads ----------------------------------------------------------------------
+    def hashes(self, repo: str) -> dict[str, str]:
+        """View id -> row hash, for one repository."""
+        return {r["id"]: r["hash"] for r in self.store._read(q.VIEW_HASHES, repo=repo)}
+
+    def read(self, ids: Sequence[str]) -> list[tuple[View, str, list[float] | None]]:
+        """Views by id with their row hash and embedding (missing ids are left out)."""
+        out = []
+        for chunk in _chunks(list(ids), READ_BATCH):
+            for r in self.store._read(q.READ_VIEWS_EMBEDDED, ids=list(chunk)):
+                out.append((View.from_dict(r["v"]), r["hash"], r["embedding"]))
+        return out
+
+    def fulltext(self, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> list[tuple[View, float]]:
+        """Up to ``n`` views by BM25 over their search text (Lucene's scorer), then
+        kept when in ``repos``; terms are escaped, never Lucene syntax."""
+        query = q.lucene_query(terms)
+        if not query:
+            return []
+        records = self.store._read(q.SEARCH_VIEWS_FULLTEXT, index=q.VIEW_FULLTEXT_INDEX, text=query, n=n,
+                                   repos=None if repos is None else list(repos))
+        return [(View.from_dict(r["v"]), float(r["score"])) for r in records]
+
+    def nearest(self, vector: Sequence[float], dim: int, n: int,
+                repos: Sequence[str] | None) -> list[tuple[View, float]]:
+        """Up to ``n`` views from the vector index of ``dim`` (approximate), then
+        kept when in ``repos``; scores are cosines."""
+        records = self.store._read(q.SEARCH_VIEWS_VECTOR, index=q.vector_index_name(dim), n=n,
+                                   vector=list(vector), repos=None if repos is None else list(repos))
+        return [(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records]
+
+    def nearest_exact(self, vector: Sequence[float], n: int, repos: Sequence[str]) -> list[tuple[View, float]]:
+        """The ``n`` nearest views of ``repos``, every one of their vectors compared."""
+        records = self.store._read(q.SEARCH_VIEWS_EXACT, vector=list(vector), n=n, repos=list(repos))
+        return [(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records]
+
+    def names(self, names: Iterable[str]) -> dict[str, list[str]]:
+        """Object ids by name (from body and signature views)."""
+        wanted = sorted(set(names))
+        if not wanted:
+            return {}
+        return {r["name"]: sorted(r["ids"]) for r in self.store._read(q.VIEW_NAMES, names=wanted)}
+
+    def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
+        """The body view of each object that has one (the first by id)."""
+        out: dict[str, View] = {}
+        for chunk in _chunks(list(dict.fromkeys(object_ids)), READ_BATCH):
+            for r in self.store._read(q.BODY_VIEWS, ids=list(chunk)):
+                v = View.from_dict(r["v"])
+                out.setdefault(v.object_id, v)
+        return out
+

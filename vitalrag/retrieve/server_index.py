@@ -1,0 +1,251 @@
+"""Retrieval served by a Neo4j store: its views, vector index and fulltext index.
+
+``ServerIndex`` is the ``ViewIndex`` the retrievers search when the store is a
+Neo4j server that holds views: dense search asks the vector index, BM25 the
+fulltext index (Lucene's BM25 over the same tokens bm25s sees), the walk the
+graph. Nothing local is read but the embedding model.
+
+``--repo`` filters. Neo4j 5.26's vector index filters after its search, so:
+
+- a filter that keeps at least 1/8 of the views of the model's vector index
+  asks the index for 4k nearest views, keeps the allowed ones, and falls back
+  to the exact search below when fewer than k remain;
+- a narrower filter (fewer than 1/8 of them) searches exactly: every vector of
+  the allowed repositories compared with ``vector.similarity.cosine``.
+
+The fulltext index filters after its search too: a filtered BM25 search fetches
+4k, then 16k, ... hits until k are allowed or every view was fetched (exact).
+
+``push_views`` writes a local ``RetrievalIndex`` into the store (incremental by
+view hash); ``pull_views`` restores a local one from it without embedding again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vitalrag.errors import InputError, StoreError, StoreNotFound
+from vitalrag.graph.neo4j_views import Neo4jViews, RepoModel, ViewWrite, view_hash
+from vitalrag.graph.store import GraphStore
+from vitalrag.model import View
+from vitalrag.retrieve.dense import DenseIndex, EmbeddingCache
+from vitalrag.retrieve.index import Hits, RetrievalIndex
+from vitalrag.retrieve.sparse import SparseIndex
+from vitalrag.retrieve.tokenize import code_tokens
+
+if TYPE_CHECKING:
+    from vitalrag.graph.neo4j import Neo4jStore
+
+log = logging.getLogger(__name__)
+
+#: a filter keeping fewer than 1/NARROW of an index's views is searched exactly
+NARROW = 8
+#: how long the repositories' model records are trusted before they are read again
+META_TTL = 2.0
+
+Progress = Callable[[str, int, int], None]
+
+
+def _neo4j(store: GraphStore) -> Neo4jStore:
+    from vitalrag.graph.neo4j import Neo4jStore
+
+    if not isinstance(store, Neo4jStore):
+        raise InputError(f"{store.location} is not a Neo4j store")
+    return store
+
+
+class ServerIndex:
+    """The views of a Neo4j store, searched on the server."""
+
+    def __init__(self, views: Neo4jViews) -> None:
+        self.views = views
+        self._models: dict[str, RepoModel] = {}
+        self._read_at = float("-inf")
+
+    @classmethod
+    def open(cls, store: GraphStore) -> ServerIndex | None:
+        """The store's views, or None when it holds none."""
+        index = cls(Neo4jViews(_neo4j(store)))
+        return index if index.models() else None
+
+    def models(self) -> dict[str, RepoModel]:
+        now = time.monotonic()
+        if now - self._read_at > META_TTL:
+            # re-read now and then: an index run may add repositories to a live server
+            self._models = self.views.models()
+            self._read_at = now
+        return self._models
+
+    # -- ViewIndex --------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return sum(m.views for m in self.models().values())
+
+    @property
+    def has_dense(self) -> bool:
+        return any(m.model is not None for m in self.models().values())
+
+    @property
+    def model(self) -> str | None:
+        """The one model of every embedded repository (None: none, or several)."""
+        found = {m.model for m in self.models().values() if m.model is not None}
+        return found.pop() if len(found) == 1 else None
+
+    def _searched(self, allowed: frozenset[str] | None) -> list[RepoModel]:
+        models = self.models()
+        return [m for r, m in sorted(models.items()) if allowed is None or r in allowed]
+
+    def model_of(self, allowed: frozenset[str] | None) -> str | None:
+        found = sorted({m.model for m in self._searched(allowed) if m.model is not None})
+        if len(found) > 1:
+            by = defaultdict(list)
+            for m in self._searched(allowed):
+                by[m.model].append(m.repo)
+            said = "; ".join(f"{model}: {', '.join(repos)}" for model, repos in by.items() if model)
+            raise InputError(f"the repositories searched were embedded with different models ({said}): "
+                             "search them separately with --repo")
+        return found[0] if found else None
+
+    def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
+        terms = code_tokens(query)
+        if allowed is None:
+            return self.views.fulltext(terms, k, None)
+        total = self.size
+        n = min(max(total, 1), 4 * k)
+        repos = sorted(allowed)
+        while True:
+            hits = self.views.fulltext(terms, n, repos)
+            if len(hits) >= k or n >= total:
+                return hits[:k]
+            n = min(total, 4 * n)
+
+    def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
+        model = self.model_of(allowed)
+        if model is None:
+            return []
+        searched = [m for m in self._searched(allowed) if m.model == model]
+        dim = searched[0].dim
+        assert dim is not None
+        # the vector index of this dimension also holds every other repository of it
+        in_index = [m for m in self.models().values() if m.dim == dim]
+        query = [float(x) for x in vector]
+        if {m.repo for m in searched} == {m.repo for m in in_index}:
+            return self.views.nearest(query, dim, k, None)
+        repos = [m.repo for m in searched]
+        wanted = sum(m.views for m in searched)
+        total = sum(m.views for m in in_index)
+        if wanted * NARROW >= total:
+            hits = self.views.nearest(query, dim, min(total, 4 * k), repos)
+            if len(hits) >= k or len(hits) >= wanted:
+                return hits[:k]
+        return self.views.nearest_exact(query, k, repos)
+
+    def names_of(self, identifiers: Iterable[str]) -> Mapping[str, Sequence[str]]:
+        return self.views.names(identifiers)
+
+    def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
+        return self.views.bodies(object_ids)
+
+
+# -- push and pull --------------------------------------------------------------------
+
+def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | None = None,
+               progress: Progress | None = None) -> list[ViewWrite]:
+    """Write the views of ``repos`` (default: every repository of ``index``) with
+    their embeddings into a Neo4j store; views of repositories the store's graph
+    no longer holds are removed."""
+    views = Neo4jViews(_neo4j(store))
+    by_repo: dict[str, list[int]] = defaultdict(list)
+    for i, v in enumerate(index.views):
+        by_repo[v.repo].append(i)
+    wanted = list(repos) if repos is not None else sorted(by_repo)
+    vectors = index.dense.vectors() if index.dense is not None else None
+    out = []
+    for n, repo in enumerate(wanted, 1):
+        pos = by_repo.get(repo, [])
+        repo_views = [index.views[i] for i in pos]
+        tokens = [code_tokens(v.text) for v in repo_views]
+        matrix = vectors[pos] if vectors is not None else None
+        out.append(views.write_repository(repo, repo_views, tokens, matrix, index.model))
+        if progress:
+            progress("push views", n, len(wanted))
+    stale = sorted(set(views.models()) - set(store.repositories()))
+    if stale:
+        views.delete_repositories(stale)
+    return out
+
+
+def pull_views(store: GraphStore, folder: str | Path, repos: Sequence[str] | None = None,
+               progress: Progress | None = None) -> tuple[RetrievalIndex, int]:
+    """Restore the local retrieval index in ``folder`` from a Neo4j store's views of
+    ``repos`` (default: every one), keeping the local views of other repositories.
+    A view whose hash matches the local one keeps its local vector; the others are
+    read from the server. Returns the index and how many views were read."""
+    views = Neo4jViews(_neo4j(store))
+    models = views.models()
+    wanted = list(repos) if repos is not None else sorted(models)
+    missing = [r for r in wanted if r not in models]
+    if missing:
+        raise InputError(f"{store.location} holds no views of {', '.join(missing)}: "
+                         "index them with --store URI or push them first")
+    root = Path(folder)
+    try:
+        local: RetrievalIndex | None = RetrievalIndex.load(root)
+    except StoreError as exc:  # none yet, or one this pull replaces
+        if not isinstance(exc, StoreNotFound):
+            log.warning("%s; pulling the retrieval index afresh", exc)
+        local = None
+    pulled = set(wanted)
+    kept = [v for v in (local.views if local else []) if v.repo not in pulled]
+    model_names = {models[r].model for r in wanted} | ({local.model} if local and kept else set())
+    if len(model_names) > 1:
+        raise InputError(f"the repositories pulled and kept are embedded with different models "
+                         f"({', '.join(sorted(str(m) for m in model_names))}): pull into another folder")
+    model = model_names.pop() if model_names else None
+    local_vectors: dict[str, np.ndarray] = {}
+    if local is not None and local.dense is not None and local.model == model:
+        matrix = local.dense.vectors()
+        local_vectors = {v.id: matrix[i] for i, v in enumerate(local.views)}
+    local_by_id = {v.id: v for v in (local.views if local else [])}
+    out_views: list[View] = list(kept)
+    vecs: dict[str, np.ndarray] = {v.id: local_vectors[v.id] for v in kept if v.id in local_vectors}
+    read = 0
+    for n, repo in enumerate(wanted, 1):
+        hashes = views.hashes(repo)
+        fetch = []
+        for vid, h in hashes.items():
+            mine = local_by_id.get(vid)
+            if mine is not None and vid in local_vectors and view_hash(mine, model) == h:
+                out_views.append(mine)
+                vecs[vid] = local_vectors[vid]
+            else:
+                fetch.append(vid)
+        for v, _, embedding in views.read(fetch):
+            out_views.append(v)
+            if embedding is not None:
+                vecs[v.id] = np.asarray(embedding, dtype=np.float32)
+        read += len(fetch)
+        if progress:
+            progress("pull views", n, len(wanted))
+    out_views.sort(key=lambda v: (v.repo, v.id))
+    dense = None
+    if model is not None:
+        lacking = [v.id for v in out_views if v.id not in vecs]
+        if lacking:
+            raise InputError(f"{len(lacking)} views have no embedding (e.g. {lacking[0]}): re-index them")
+        matrix = np.stack([vecs[v.id] for v in out_views]) if out_views else np.zeros((0, 1), np.float32)
+        dense = DenseIndex.build(matrix, model)
+        cache = EmbeddingCache(root / "embeddings", model)
+        for v in out_views:
+            cache.vectors.setdefault(v.content_hash, vecs[v.id])
+        cache.save([v.content_hash for v in out_views])
+    index = RetrievalIndex(root, out_views, SparseIndex.build([v.text for v in out_views]), dense, model)
+    index.save()
+    return index, read
