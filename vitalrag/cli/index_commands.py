@@ -68,6 +68,7 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
                 report = index_repository(path, store, name=name, max_bytes=max_bytes, workers=workers,
                                           progress=progress, cache_dir=folder / "facts")
                 retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress)
+                _push_views(store, retrieval, report.repo, progress)
         finally:
             store.close()
     data = report.to_json()
@@ -112,7 +113,8 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
             store = _open(store_location, create=True)
             try:
                 report = index_repository(path, store, name=name, cache_dir=folder / "facts")
-                _, stats = RetrievalIndex.build(store, folder, embedder=embedder)
+                retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder)
+                _push_views(store, retrieval, report.repo)
             finally:
                 store.close()
         what = f"{len(changed)} changed file(s)" if changed else label
@@ -129,6 +131,17 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
             console.print(f"re-index failed: {exc}")
 
     watch_repository(path, on_change, debounce_ms=debounce, ignore=(folder,))
+
+
+def _push_views(store: GraphStore, retrieval: Any, repo: str, progress: Any = None) -> None:
+    """A server store gets the repository's views and embeddings too: it serves
+    retrieval without the local folder."""
+    from vitalrag.graph.store import is_server_uri
+
+    if is_server_uri(store.location):
+        from vitalrag.retrieve.server_index import push_views
+
+        push_views(store, retrieval, [repo], progress=progress)
 
 
 def _prepare_write(store_location: str, index_dir: str | None, model: str | None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from vitalrag.cli.output import emit_json, progress_bar
@@ -29,23 +31,43 @@ def _folder(location: str) -> str:
     return location
 
 
-def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json: bool) -> None:
+def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json: bool,
+          folder: str) -> None:
+    """Copy the graph, then the retrieval views: a push writes the folder's views and
+    embeddings into Neo4j, a pull restores the folder's retrieval index from them
+    (incremental by view hash both ways; nothing is embedded again)."""
+    from vitalrag.retrieve.index import POINTER, RetrievalIndex
+    from vitalrag.retrieve.server_index import pull_views, push_views, repos_with_views
+
+    views: dict[str, int] = {}
     try:
         with progress_bar() as progress:
             report = copy_store(src, dst, repo, progress=progress)
+            repos = list(report.repos)
+            if verb == "pushed" and (Path(folder) / POINTER).exists():
+                writes = push_views(dst, RetrievalIndex.load(folder), repos, progress=progress)
+                views = {"views": sum(w.written + w.kept for w in writes),
+                         "views_written": sum(w.written for w in writes)}
+            elif verb == "pulled":
+                with_views = [r for r in repos if r in repos_with_views(src)]
+                if with_views:
+                    index, read = pull_views(src, folder, with_views, progress=progress)
+                    views = {"views": len(index.views), "views_written": read}
     finally:
         src.close()
         dst.close()
     if as_json:
-        emit_json(report.to_json())
+        emit_json({**report.to_json(), **views})
         return
-    _print_report(report, verb)
+    _print_report(report, verb, views)
 
 
-def _print_report(report: TransferReport, verb: str) -> None:
+def _print_report(report: TransferReport, verb: str, views: dict[str, int]) -> None:
     click.echo(f"{verb} {', '.join(report.repos) or 'nothing'}: {report.objects} objects, "
                f"{report.edges} edges, {report.unresolved} unresolved, {report.sources} sources "
                f"from {report.source} to {report.destination} in {report.seconds:.2f}s")
+    if views:
+        click.echo(f"views: {views['views']} ({views['views_written']} copied, the rest unchanged)")
 
 
 @click.command()
@@ -58,7 +80,9 @@ def push(store_location: str, target: str, repo: str | None, as_json: bool) -> N
     """Copy an embedded index into Neo4j.
 
     Objects, edges, unresolved references, file sources and metadata are copied;
-    a repository already in Neo4j is replaced, so pushing twice is harmless.
+    a repository already in Neo4j is replaced, so pushing twice is harmless. The
+    retrieval views and their embeddings go too (only views that changed are
+    rewritten), so Neo4j then serves search and context with no local folder.
     Credentials come from NEO4J_USERNAME / NEO4J_PASSWORD, the database from
     NEO4J_DATABASE.
     """
@@ -68,7 +92,7 @@ def push(store_location: str, target: str, repo: str | None, as_json: bool) -> N
     except BaseException:
         src.close()
         raise
-    _copy(src, dst, repo, "pushed", as_json)
+    _copy(src, dst, repo, "pushed", as_json, store_location)
 
 
 @click.command()
@@ -81,7 +105,8 @@ def pull(origin: str, store_location: str, repo: str | None, as_json: bool) -> N
     """Copy code graphs from Neo4j into an embedded index.
 
     The index folder is created when missing; a repository already in it is
-    replaced.
+    replaced. Its retrieval index is restored from the server's views and
+    embeddings (nothing is embedded again).
     """
     src = open_store(_server(origin, "--from"))
     try:
@@ -89,7 +114,7 @@ def pull(origin: str, store_location: str, repo: str | None, as_json: bool) -> N
     except BaseException:
         src.close()
         raise
-    _copy(src, dst, repo, "pulled", as_json)
+    _copy(src, dst, repo, "pulled", as_json, store_location)
 
 
 def register(group: click.Group) -> None:

@@ -63,6 +63,10 @@ class ViewIndex(Protocol):
     @property
     def has_dense(self) -> bool: ...
 
+    @property
+    def model(self) -> str | None:
+        """The embedding model of every view (None: no embeddings, or several models)."""
+
     def model_of(self, allowed: frozenset[str] | None) -> str | None:
         """The embedding model of the views searched (None: no embeddings)."""
 

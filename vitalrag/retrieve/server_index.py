@@ -156,6 +156,11 @@ class ServerIndex:
 
 # -- push and pull --------------------------------------------------------------------
 
+def repos_with_views(store: GraphStore) -> list[str]:
+    """The repositories of a Neo4j store that have retrieval views."""
+    return sorted(Neo4jViews(_neo4j(store)).models())
+
+
 def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | None = None,
                progress: Progress | None = None) -> list[ViewWrite]:
     """Write the views of ``repos`` (default: every repository of ``index``) with

@@ -30,9 +30,9 @@ from vitalrag.errors import InputError, ObjectNotFound, VitalRAGError
 from vitalrag.graph.memory import GRAPH_FILE
 from vitalrag.graph.store import Direction, GraphStore, is_server_uri, object_lines, open_store
 from vitalrag.model import EDGE_KINDS
-from vitalrag.retrieve.api import Retriever, index_folder
+from vitalrag.retrieve.api import Retriever, index_folder, open_index
 from vitalrag.retrieve.dense import Embedder, make_embedder
-from vitalrag.retrieve.index import POINTER, RetrievalIndex
+from vitalrag.retrieve.index import POINTER
 
 log = logging.getLogger(__name__)
 
@@ -123,14 +123,14 @@ class ContextService:
             store: GraphStore = previous.retriever.store
         else:
             store = open_store(self.store_location, create=False)
-        index = RetrievalIndex.load(self.folder)
+        index = open_index(store, self.folder)
         embedder = self._embedder
-        if index.dense is not None and index.model and (embedder is None or embedder.name != index.model):
+        if index.has_dense and index.model and (embedder is None or embedder.name != index.model):
             embedder = make_embedder(index.model)
             if self._warm:
                 embedder.encode(["warm up"])
             self._embedder = embedder
-        return Retriever(store, index, embedder if index.dense is not None else None)
+        return Retriever(store, index, embedder if index.has_dense else None)
 
     # -- retrieval and allocation ---------------------------------------------------
     def get_context(self, query: str, file: str | None = None, line: int | None = None, *,
@@ -259,8 +259,8 @@ class ContextService:
             "index_dir": str(self.folder),
             "repositories": repos,
             "model": current.index.model,
-            "dense": current.index.dense is not None,
-            "views": len(current.index.views),
+            "dense": current.index.has_dense,
+            "views": current.index.size,
             "last_indexed": _iso(max(times, default=None)),
             "loaded_at": _iso(loaded.loaded_at) if loaded else None,
             "reloads": self.reloads,
