@@ -124,3 +124,22 @@ def test_mcnemar_exact():
 
 def test_token_reduction():
     assert reduction(1751, 2720) == pytest.approx(35.625, abs=0.01)
+
+
+def test_a_numbered_vital_fill_rendering_is_verified_line_by_line():
+    """vital-fill numbers its lines: its spans are checked against the numbered
+    lines (a call site's lines never count), and a false claim is a mismatch."""
+    lines = tuple(FILE[0:3])
+    src = MappingObjectSource({"g": ObjectText("g", "pkg/a.py", "helper", "def helper(z):", 1, lines,
+                                               "r:pkg/a.py")})
+    call = View(id="c#call", object_id="g", kind="call_site", path="pkg/a.py", start_line=2, end_line=2,
+                text="    y = z + 1", repo="r")
+    alloc = allocate("helper", [ScoredView(call, 1.0)], "vital-fill", budget=4096, source=src)
+    assert alloc.record.params["line_numbers"] and "  1 def helper(z):" not in alloc.text
+    assert "1 def helper(z):\n" in alloc.text and "--- called from pkg/a.py:2-2" in alloc.text
+    result = gold_survives(alloc, "g", "pkg/a.py", 1, 3, FILE)
+    assert result.survived and not result.mismatch
+    wrong = list(FILE)
+    wrong[1] = "    y = z - 1"  # the shown line 2 is no longer the file's
+    result = gold_survives(alloc, "g", "pkg/a.py", 1, 3, wrong)
+    assert not result.survived and result.mismatch

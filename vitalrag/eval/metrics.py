@@ -18,6 +18,7 @@ recall metrics, an exact McNemar test on the discordant pairs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -70,19 +71,43 @@ def gold_survives(allocation: Allocation, gold_id: str, gold_path: str, start: i
     ends with exactly those source lines."""
     path = normalise_path(gold_path)
     parts = allocation.parts
+    numbered = bool(allocation.record.params.get("line_numbers"))
     verified: list[tuple[int, int]] = []
     mismatch = False
     for s in allocation.record.slots:
         if s.object_key != gold_id or normalise_path(s.path) != path:
             continue
         part = parts[s.slot - 1] if 0 < s.slot <= len(parts) else ""
+        lines = numbered_lines(part) if numbered else {}
         for a, b in s.spans:
-            shown = "".join(line + "\n" for line in file_lines[a - 1:b])
-            if b >= a and part.endswith(shown):
+            if numbered:
+                ok = b >= a and all(lines.get(i) == file_lines[i - 1] for i in range(a, b + 1)
+                                    if i <= len(file_lines))
+            else:
+                ok = b >= a and part.endswith("".join(line + "\n" for line in file_lines[a - 1:b]))
+            if ok:
                 verified.append((a, b))
             else:
                 mismatch = True
     return Survival(_covered(verified, start, end), mismatch)
+
+
+_NUMBERED = re.compile(r"^ *(\d+)(?: (.*))?$")
+
+
+def numbered_lines(part: str) -> dict[int, str]:
+    """The source lines a numbered rendering (``vital-fill``'s: ``N code``) shows,
+    by line number; descriptors, gaps and a call site's lines are left out."""
+    out: dict[int, str] = {}
+    in_call = False
+    for line in part.split("\n"):
+        if line.startswith("--- "):
+            in_call = line.startswith("--- called from ")
+            continue
+        m = _NUMBERED.match(line)
+        if m and not in_call:
+            out.setdefault(int(m.group(1)), m.group(2) or "")
+    return out
 
 
 # -- aggregation ----------------------------------------------------------------
