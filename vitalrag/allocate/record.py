@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 ViewStatus = Literal["representative", "merged", "dropped"]
-Role = Literal["core", "companion", "fill", "view"]
+Role = Literal["core", "companion", "fill", "outline", "view"]
 
 
 @dataclass(frozen=True, slots=True)
