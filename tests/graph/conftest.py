@@ -28,6 +28,8 @@ _PURGE = (
     "OR (n:Unresolved AND n.source STARTS WITH $prefix) "
     "OR (n:Source AND n.id STARTS WITH $prefix) "
     "OR (n:RepositoryMeta AND n.repo STARTS WITH $prefix) "
+    "OR (n:View AND n.repo STARTS WITH $prefix) "
+    "OR (n:RetrievalMeta AND n.repo STARTS WITH $prefix) "
     "DETACH DELETE n"
 )
 

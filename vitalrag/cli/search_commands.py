@@ -16,19 +16,20 @@ from vitalrag.retrieve.api import RETRIEVERS
               help="Folder of the retrieval index (default: the store folder; .vitalrag for Neo4j).")
 @click.option("--file", "file", help="The file the query is about (anchors the graph walk).")
 @click.option("--line", type=click.IntRange(min=1), help="A line in --file (its enclosing object anchors the walk).")
-@click.option("--repo", help="Repository to search when the store holds several.")
+@click.option("--repo", multiple=True,
+              help="Repository to search when the store holds several (repeat for several).")
 @click.option("--retriever", type=click.Choice(RETRIEVERS), default="fused", show_default=True)
 @click.option("-k", "--k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="How many views.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def search(query: str, store_location: str, index_dir: str | None, file: str | None, line: int | None,
-           repo: str | None, retriever: str, k: int, as_json: bool) -> None:
+           repo: tuple[str, ...], retriever: str, k: int, as_json: bool) -> None:
     """Search the index for views of code objects matching QUERY."""
     from vitalrag.retrieve.api import Retriever
 
     if line is not None and file is None:
         raise click.UsageError("--line needs --file")
     r = Retriever.open(store_location, index_dir=index_dir)
-    hits = r.search(query, k=k, retriever=retriever, file=file, line=line, repo=repo)
+    hits = r.search(query, k=k, retriever=retriever, file=file, line=line, repo=list(repo) or None)
     if as_json:
         emit_json([h.to_dict() for h in hits])
         return

@@ -99,15 +99,18 @@ class Neo4jViews:
         rows: list[tuple[str, dict[str, Any]]] = []
         new_ids = set()
         create = q.create_views(dim)
+        bare = q.create_views(None)
         for i, v in enumerate(views):
             h = view_hash(v, model if dim is not None else None)
             new_ids.add(v.id)
             if old.get(v.id) == h:
                 continue
             row: dict[str, Any] = {"props": {**v.to_dict(), "hash": h, "search": search_text(tokens[i])}}
-            if vectors is not None and dim is not None:
+            if vectors is not None and dim is not None and vectors[i].any():
                 row["embedding"] = vectors[i].tolist()
-            rows.append((create, row))
+                rows.append((create, row))
+            else:  # cosine has no value for a zero vector (a text with no tokens): no embedding
+                rows.append((bare, row))
         gone = [i for i in old if i not in new_ids]
         # a changed view is deleted and created again (its Dim label may change too)
         delete = gone + [r["props"]["id"] for _, r in rows if r["props"]["id"] in old]

@@ -135,6 +135,8 @@ class ServerIndex:
         assert dim is not None
         # the vector index of this dimension also holds every other repository of it
         in_index = [m for m in self.models().values() if m.dim == dim]
+        if not np.any(vector):
+            return []  # no direction: every cosine is undefined
         query = [float(x) for x in vector]
         if {m.repo for m in searched} == {m.repo for m in in_index}:
             return self.views.nearest(query, dim, k, None)
@@ -242,9 +244,13 @@ def pull_views(store: GraphStore, folder: str | Path, repos: Sequence[str] | Non
     out_views.sort(key=lambda v: (v.repo, v.id))
     dense = None
     if model is not None:
-        lacking = [v.id for v in out_views if v.id not in vecs]
-        if lacking:
-            raise InputError(f"{len(lacking)} views have no embedding (e.g. {lacking[0]}): re-index them")
+        dim = next((m.dim for r, m in models.items() if r in pulled and m.dim), None)
+        if dim is None and local is not None and local.dense is not None:
+            dim = local.dense.dim
+        # a view written without an embedding had a zero vector (see Neo4jViews)
+        zero = np.zeros(dim or 1, dtype=np.float32)
+        for v in out_views:
+            vecs.setdefault(v.id, zero)
         matrix = np.stack([vecs[v.id] for v in out_views]) if out_views else np.zeros((0, 1), np.float32)
         dense = DenseIndex.build(matrix, model)
         cache = EmbeddingCache(root / "embeddings", model)
