@@ -22,7 +22,7 @@ from pathlib import Path
 from _common import pct, queries
 
 from vitalrag.eval.corpora import fetch
-from vitalrag.graph.memory import MemoryStore
+from vitalrag.graph.memory import MemoryStore, graph_path
 from vitalrag.ingest import index_repository
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import make_embedder
@@ -64,7 +64,7 @@ def main() -> None:
             "query encoding": timed(lambda q: embedder.encode([q]), qs),
             "fused (with encoding)": timed(lambda q: r.search(q, k=20), qs),
         }
-        graph_bytes = (store.folder / "graph.json").stat().st_size
+        graph_bytes = graph_path(store.folder).stat().st_size  # type: ignore[union-attr]
         print(f"repository {corpus.name}: {report.files} files, {report.loc} LOC, {stats.views} views, "
               f"model {stats.model}")
         print(f"index build (views + BM25 + encoding {stats.encoded} views + FAISS): {build_s:.1f} s, "

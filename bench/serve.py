@@ -50,7 +50,8 @@ from vitalrag.eval.corpora import Corpus, fetch
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
 from vitalrag.retrieve.dense import make_embedder
-from vitalrag.retrieve.index import POINTER, RetrievalIndex
+from vitalrag.graph.version import has_retrieval
+from vitalrag.retrieve.index import RetrievalIndex
 from vitalrag.serve import ContextService
 
 TOKEN = "bench-token"
@@ -247,7 +248,7 @@ def main() -> None:
     corpus = fetch(args.spec)
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.store or Path(tmp) / "idx"
-        if (folder / POINTER).exists():
+        if has_retrieval(folder):
             store = MemoryStore.open(folder, create=False)
             loaded = RetrievalIndex.load(folder)
             views, model = len(loaded.views), loaded.model

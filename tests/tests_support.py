@@ -78,3 +78,33 @@ def edit_add_rename_delete(repo: Path) -> None:
         (repo / "pkg" / "core.py").read_text().replace("from . import util", "from . import tools as util"))
     # delete
     (repo / "tests" / "test_core.py").unlink()
+
+
+def pair_mismatch(retriever: object) -> set[str]:
+    """Object ids that one side of a loaded index has and the other lacks: objects
+    of retrieval views missing from its graph, and definitions in its graph with
+    no views (every definition gets some). Empty for a consistent pair."""
+    from vitalrag.model import DEFINITION_KINDS
+
+    store, index = retriever.store, retriever.index  # type: ignore[attr-defined]
+    objects = store.find_objects()
+    viewed = {v.object_id for v in index.views}
+    return (viewed - {o.id for o in objects}) | ({o.id for o in objects if o.kind in DEFINITION_KINDS} - viewed)
+
+
+def graph_file(store: Path) -> Path:
+    """The live graph file of an index folder."""
+    from vitalrag.graph.memory import graph_path
+
+    path = graph_path(store)
+    assert path is not None, f"nothing indexed in {store}"
+    return path
+
+
+def retrieval_snapshot(store: Path) -> Path:
+    """The live retrieval snapshot folder of an index folder."""
+    from vitalrag.graph.version import current
+
+    name = current(store).retrieval
+    assert name is not None, f"no retrieval index in {store}"
+    return store / name

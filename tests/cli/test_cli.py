@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from tests_support import graph_file
 
 from vitalrag.cli import main
 
@@ -118,7 +119,7 @@ def test_missing_store(runner, tmp_path):
 
 def test_other_schema_version_is_refused_and_kept(runner, indexed):
     store, _ = indexed
-    graph = store / "graph.json"
+    graph = graph_file(store)
     data = json.loads(graph.read_text())
     data["schema_version"] = 999
     graph.write_text(json.dumps(data))
@@ -132,7 +133,7 @@ def test_other_schema_version_is_refused_and_kept(runner, indexed):
 
 def test_corrupt_store_is_refused_and_kept(runner, indexed):
     store, _ = indexed
-    graph = store / "graph.json"
+    graph = graph_file(store)
     graph.write_text('{"schema_version": 1, "objects": [')
     before = graph.read_bytes()
     r = runner.invoke(main, ["index", str(FIXTURES / "py_resolution"), "--store", str(store)])
@@ -142,11 +143,11 @@ def test_corrupt_store_is_refused_and_kept(runner, indexed):
 
 def test_failed_index_leaves_previous_index(runner, indexed, tmp_path):
     store, _ = indexed
-    before = (store / "graph.json").read_bytes()
+    before = graph_file(store).read_bytes()
     (tmp_path / "empty").mkdir()
     r = runner.invoke(main, ["index", str(tmp_path / "empty"), "--store", str(store), "--name", "pyr"])
     assert r.exit_code != 0
-    assert (store / "graph.json").read_bytes() == before
+    assert graph_file(store).read_bytes() == before
 
 
 def test_human_summary_lists_skipped(runner, tmp_path):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests_support import graph_file, retrieval_snapshot
 
 from vitalrag.cli import main
 
@@ -87,18 +88,34 @@ def test_a_bad_model_is_found_before_the_graph_is_rewritten(runner, indexed, tmp
 
 
 def test_a_corrupt_retrieval_pointer_is_rebuilt_by_the_next_index(runner, indexed, caplog):
+    """A folder of the layout before current.json: its graph in graph.json, its
+    retrieval snapshot named by a retrieval.json that is damaged."""
+    graph_file(indexed).rename(indexed / "graph.json")
+    (indexed / "current.json").unlink()
     (indexed / "retrieval.json").write_text('{"curr')
     r = runner.invoke(main, ["index", str(REPO), "--store", str(indexed), "--name", "pyr",
                              "--model", "hashing"])
     assert r.exit_code == 0, r.output
-    assert "building the retrieval index afresh" in caplog.text
+    assert "retrieval index afresh" in caplog.text
+    assert not (indexed / "retrieval.json").exists()  # moved to the new layout
+    assert json.loads((indexed / "current.json").read_text())["previous"]["graph"] == "graph.json"
     out = runner.invoke(main, ["search", "slugify", "--store", str(indexed), "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)
 
 
+def test_a_corrupt_version_pointer_is_one_line_and_the_store_is_kept(runner, indexed):
+    (indexed / "current.json").write_text('{"graph')
+    before = _files(indexed)
+    for args in (["search", "slugify"], ["show", "pyr:pkg"],
+                 ["index", str(REPO), "--name", "pyr", "--model", "hashing"]):
+        _clean_error(runner.invoke(main, [*args, "--store", str(indexed)]),
+                     "cannot read the index version", "index again")
+    assert _files(indexed) == before
+
+
 def _snapshot(store: Path) -> Path:
-    return store / json.loads((store / "retrieval.json").read_text())["current"]
+    return retrieval_snapshot(store)
 
 
 def test_a_snapshot_without_its_bm25_arrays_is_one_line(runner, indexed):

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests_support import graph_file, retrieval_snapshot
+
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 HOLD = """
 import sys
@@ -36,7 +38,7 @@ def test_a_second_writer_fails_fast_and_leaves_the_store(tmp_path):
     store = tmp_path / "s"
     first = _index(FIXTURES / "py_resolution", store)
     assert first.wait(120) == 0, first.stderr.read()
-    before = (store / "graph.json").read_bytes()
+    before = graph_file(store).read_bytes()
     holder = _holder(store)
     try:
         second = _index(FIXTURES / "js_basic", store)
@@ -46,7 +48,7 @@ def test_a_second_writer_fails_fast_and_leaves_the_store(tmp_path):
     assert second.returncode != 0
     assert err.strip().splitlines() == [f"Error: another index is writing {store}: try again when it is "
                                         "done, or pass --wait"]
-    assert (store / "graph.json").read_bytes() == before
+    assert graph_file(store).read_bytes() == before
 
 
 def test_a_writer_with_wait_waits_for_the_first_and_keeps_both(tmp_path):
@@ -64,10 +66,10 @@ def test_a_writer_with_wait_waits_for_the_first_and_keeps_both(tmp_path):
     for p in (a, b):
         out, err = p.communicate(timeout=180)
         assert p.returncode == 0, err
-    graph = json.loads((store / "graph.json").read_text())
+    graph = json.loads(graph_file(store).read_text())
     text = json.dumps(graph)
     assert '"py_resolution:' in text and '"js_basic:' in text
-    snapshot = store / json.loads((store / "retrieval.json").read_text())["current"]
+    snapshot = retrieval_snapshot(store)
     repos = {v["repo"] for v in json.loads((snapshot / "views.json").read_text())}
     assert repos == {"py_resolution", "js_basic"}
 

@@ -58,10 +58,12 @@ def test_kill_mid_reindex_keeps_previous_index(tmp_path):
     proc.communicate(timeout=300)
     assert MemoryStore.open(store).export() == MemoryStore.open(fresh).export()
     # what killed writers left behind (temp files, half-written snapshots) is gone
-    # after the next complete run
+    # after the next complete run; the pair before it stays for readers still loading it
     leftovers = [p.name for p in store.iterdir() if p.name.endswith(".tmp")]
-    snapshots = [p.name for p in store.iterdir() if p.name.startswith("retrieval-")]
-    assert leftovers == [] and len(snapshots) == 1
+    snapshots = {p.name for p in store.iterdir() if p.name.startswith(("retrieval-", "graph"))}
+    version = json.loads((store / "current.json").read_text())
+    named = {version["graph"], version["retrieval"], *version["previous"].values()}
+    assert leftovers == [] and snapshots == named and len(named) == 4
     print("kill outcomes", outcomes, "full index seconds", full_seconds)
     assert "old" in outcomes  # at least one kill landed before the new index was in place
 

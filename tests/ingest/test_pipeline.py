@@ -8,6 +8,7 @@ from pathlib import Path
 import networkx as nx
 import orjson
 import pytest
+from tests_support import graph_file
 
 from vitalrag.errors import StoreCorrupt, StoreError
 from vitalrag.graph.memory import MemoryStore
@@ -53,7 +54,8 @@ def test_save_is_atomic(tmp_path, monkeypatch):
 
     store = MemoryStore(tmp_path / "idx")
     index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
-    before = (tmp_path / "idx" / "graph.json").read_bytes()
+    before = graph_file(tmp_path / "idx").read_bytes()
+    files = sorted(p.name for p in (tmp_path / "idx").iterdir())
 
     def boom(*args, **kwargs):
         raise OSError("disk full")
@@ -63,8 +65,8 @@ def test_save_is_atomic(tmp_path, monkeypatch):
         index_repository(FIXTURES / "py_resolution", store, name="other", workers=1)
     except OSError:
         pass
-    assert (tmp_path / "idx" / "graph.json").read_bytes() == before
-    assert sorted(p.name for p in (tmp_path / "idx").iterdir()) == [".write.lock", "graph.json"]
+    assert graph_file(tmp_path / "idx").read_bytes() == before
+    assert sorted(p.name for p in (tmp_path / "idx").iterdir()) == files
 
 
 def test_every_object_is_contained_once(tmp_path):
@@ -142,7 +144,7 @@ def test_store_reads_the_first_file_format(tmp_path):
     (file format 1: one object each) load into the same graph."""
     store = MemoryStore(tmp_path / "new")
     index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
-    data = orjson.loads((tmp_path / "new" / "graph.json").read_bytes())
+    data = orjson.loads(graph_file(tmp_path / "new").read_bytes())
     assert data["file_format"] == 2 and isinstance(data["edges"][0], list)
     data.pop("file_format")
     data["edges"] = [{"source": s, "target": t, "kind": k, "lines": lines} for s, t, k, lines in data["edges"]]
@@ -157,7 +159,7 @@ def test_store_reads_the_first_file_format(tmp_path):
 def test_malformed_edge_rows_are_a_corrupt_store(tmp_path):
     store = MemoryStore(tmp_path / "idx")
     index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
-    path = tmp_path / "idx" / "graph.json"
+    path = graph_file(tmp_path / "idx")
     data = orjson.loads(path.read_bytes())
     data["edges"][0] = data["edges"][0][:2]  # a row without kind and lines
     path.write_bytes(orjson.dumps(data))

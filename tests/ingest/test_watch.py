@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from tests_support import pair_mismatch
+
+from vitalrag.errors import StoreNotFound
 from vitalrag.graph.memory import MemoryStore
+from vitalrag.retrieve.api import Retriever
+from vitalrag.retrieve.index import PAUSE_BEFORE_RETRIEVAL_ENV
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
@@ -39,6 +45,54 @@ def test_watch_reindexes_changed_files(tmp_path):
         assert _wait_for(lambda: "w:pkg/util.py:gadget" in ids())
         (repo / "pkg" / "util.py").unlink()
         assert _wait_for(lambda: not any(i.startswith("w:pkg/util.py") for i in ids()))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_watch_swaps_graph_and_retrieval_together(tmp_path):
+    """Each step of watch is paused between its graph and retrieval writes: a
+    reader then still sees the previous pair, whole, and the new one after."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "py_resolution", repo)
+    store, marker = tmp_path / "idx", tmp_path / "paused"
+    proc = subprocess.Popen([sys.executable, "-m", "vitalrag", "watch", str(repo), "--store", str(store),
+                             "--name", "w", "--no-embed", "--debounce", "200"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, PAUSE_BEFORE_RETRIEVAL_ENV: str(marker)})
+    pauses: list[set[str]] = []
+
+    def functions() -> set[str]:
+        retriever = Retriever.open(str(store))
+        try:
+            assert pair_mismatch(retriever) == set()
+            return {o.name for o in retriever.store.find_objects(kind="function")}
+        finally:
+            retriever.store.close()
+
+    def step_until(done) -> bool:  # release each paused step until ``done`` holds
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and proc.poll() is None:
+            if marker.exists():
+                try:
+                    pauses.append(functions())
+                except StoreNotFound:  # the first index: nothing before it
+                    pauses.append(set())
+                marker.unlink()
+            try:
+                if done(functions()):
+                    return True
+            except StoreNotFound:
+                pass
+            time.sleep(0.05)
+        return False
+
+    try:
+        assert step_until(lambda names: "tool" in names)
+        time.sleep(1)  # the catch-up run, if any, is released by the next step
+        (repo / "pkg" / "util.py").write_text("def tool():\n    return 1\n\n\ndef gadget():\n    return 2\n")
+        assert step_until(lambda names: "gadget" in names)
+        assert any("tool" in p and "gadget" not in p for p in pauses)  # paused with the old pair live
     finally:
         proc.terminate()
         proc.wait(timeout=30)

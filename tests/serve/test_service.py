@@ -51,7 +51,8 @@ def test_an_unreadable_new_snapshot_keeps_the_old_index_serving(index_path, tmp_
     folder = tmp_path / "copy"
     shutil.copytree(index_path, folder)
     service = ContextService(str(folder)).open()
-    (folder / "retrieval.json").write_text(json.dumps({"current": "retrieval-gone"}))
+    version = json.loads((folder / "current.json").read_text())
+    (folder / "current.json").write_text(json.dumps({**version, "retrieval": "retrieval-gone"}))
     with caplog.at_level(logging.WARNING, logger="vitalrag.serve.service"):
         assert service.search("slugify", 1)
     assert service.reloads == 0

@@ -7,6 +7,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,30 +56,75 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
     partly parsed file (with its reason) are summarised at the end. One index
     writes a store at a time: a second one fails at once, or waits with --wait.
     """
-    from vitalrag.ingest import index_repository
     from vitalrag.ingest.pipeline import start_workers
-    from vitalrag.retrieve.index import RetrievalIndex
 
+    started = time.perf_counter()
     start_workers(workers)  # before the store is loaded and the progress bar's thread starts
     embedder, folder = _prepare_write(store_location, index_dir, model, embed)
+    prepared = time.perf_counter() - started  # the worker processes and the embedding model
     with _writing(folder, wait):
-        store = _open(store_location, create=True)
-        try:
-            with progress_bar() as progress:
-                report = index_repository(path, store, name=name, max_bytes=max_bytes, workers=workers,
-                                          progress=progress, cache_dir=folder / "facts")
-                retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress)
-                _push_views(store, retrieval, report.repo, progress)
-        finally:
-            store.close()
-    data = report.to_json()
-    data["views"] = stats.views
-    data["embedded"] = stats.encoded
-    data["model"] = stats.model
+        with progress_bar() as progress:
+            run = _index_run(path, store_location, folder, embedder, progress=progress, name=name,
+                             max_bytes=max_bytes, workers=workers)
+    run.phases = {"start": prepared, **run.phases}
+    data = run.summary(time.perf_counter() - started)
     if as_json:
         emit_json(data)
         return
     _print_report(data, store_location)
+
+
+@dataclass
+class _Run:
+    """What one index run did, and how long each step took."""
+
+    report: Any
+    stats: Any
+    phases: dict[str, float]
+
+    def summary(self, seconds: float) -> dict[str, Any]:
+        """The report for output: ``seconds`` is the whole run's wall time, ``phases``
+        every step of it (``graph_seconds``: parsing to the graph written)."""
+        data = self.report.to_json()
+        data["graph_seconds"] = data.pop("seconds")
+        data["seconds"] = round(seconds, 3)
+        data["phases"] = {k: round(v, 4) for k, v in self.phases.items()}
+        data["views"] = self.stats.views
+        data["embedded"] = self.stats.encoded
+        data["model"] = self.stats.model
+        return data
+
+
+def _index_run(path: str, store_location: str, folder: Path, embedder: Any, *,
+               progress: Any = None, **options: Any) -> _Run:
+    """Index ``path`` into the store and rebuild its retrieval index, under the
+    writer lock the caller holds. The new graph and retrieval snapshots are
+    written first and switched to together (one rename of the version pointer),
+    so readers see the previous pair until the new one is whole."""
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.graph.version import Staged
+    from vitalrag.ingest import index_repository
+    from vitalrag.retrieve.index import RetrievalIndex
+
+    staged = Staged(folder)
+    mark = time.perf_counter()
+    store = _open(store_location, create=True)
+    phases = {"load": time.perf_counter() - mark}
+    try:
+        if isinstance(store, MemoryStore):
+            store.staged = staged
+        report = index_repository(path, store, progress=progress, cache_dir=folder / "facts", **options)
+        phases.update(report.phases)
+        retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress,
+                                                staged=staged)
+        phases.update(stats.phases)
+        mark = time.perf_counter()
+        _push_views(store, retrieval, report.repo, progress)
+        staged.commit()
+        phases["switch"] = time.perf_counter() - mark
+    finally:
+        store.close()
+    return _Run(report, stats, phases)
 
 
 @click.command()
@@ -99,27 +145,24 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
     readers keep the previous snapshot until the new one is swapped in. Stop
     with Ctrl-C.
     """
-    from vitalrag.ingest import index_repository
     from vitalrag.ingest.pipeline import start_workers
     from vitalrag.ingest.watch import watch_repository
-    from vitalrag.retrieve.index import RetrievalIndex
 
     start_workers()  # kept for every re-index, forked before anything is loaded
     embedder, folder = _prepare_write(store_location, index_dir, model, embed)
     console = stderr_console()
 
     def run(changed: list[str], label: str = "catch-up") -> None:
+        started = time.perf_counter()
         with _writing(folder, wait=True):
-            store = _open(store_location, create=True)
-            try:
-                report = index_repository(path, store, name=name, cache_dir=folder / "facts")
-                retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder)
-                _push_views(store, retrieval, report.repo)
-            finally:
-                store.close()
+            done = _index_run(path, store_location, folder, embedder, name=name)
+        seconds = time.perf_counter() - started
+        report, stats, phases = done.report, done.stats, done.phases
         what = f"{len(changed)} changed file(s)" if changed else label
         console.print(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
-                      f"changes {report.delta}, embedded {stats.encoded} view(s) in {report.seconds:.2f}s")
+                      f"changes {report.delta}, embedded {stats.encoded} view(s); "
+                      f"{seconds:.2f}s in all (graph {report.seconds:.2f}s, "
+                      f"embed {phases.get('embed', 0.0):.2f}s)", highlight=False)
 
     run([], "initial index")
     console.print(f"watching {path} (Ctrl-C to stop)")
@@ -189,8 +232,10 @@ def _print_report(data: dict[str, Any], location: str) -> None:
     from rich.table import Table
 
     console = stderr_console()
+    phases = data["phases"]
     click.echo(f"indexed {data['repo']}: {data['files']} files ({data['parsed']} parsed, "
-               f"{data['reused']} unchanged), {data['loc']} lines in {data['seconds']:.2f}s into {location}")
+               f"{data['reused']} unchanged), {data['loc']} lines in {data['seconds']:.2f}s into {location} "
+               f"(graph {data['graph_seconds']:.2f}s, embed {phases.get('embed', 0.0):.2f}s)")
     table = Table("kind", "count", title="objects", title_justify="left")
     for kind, n in data["objects"].items():
         table.add_row(kind, str(n))
@@ -201,6 +246,7 @@ def _print_report(data: dict[str, Any], location: str) -> None:
     console.print(table)
     click.echo(f"unresolved references: {data['unresolved']}  (external: {data['external']})")
     click.echo(f"views: {data['views']}  (newly embedded: {data['embedded']}, model: {data['model'] or 'none'})")
+    click.echo("time by phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in phases.items()))
     if data["skipped"]:
         click.echo(f"skipped or partly parsed: {len(data['skipped'])}")
         for s in data["skipped"]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import click
 
@@ -36,7 +35,8 @@ def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json
     """Copy the graph, then the retrieval views: a push writes the folder's views and
     embeddings into Neo4j, a pull restores the folder's retrieval index from them
     (incremental by view hash both ways; nothing is embedded again)."""
-    from vitalrag.retrieve.index import POINTER, RetrievalIndex
+    from vitalrag.graph.version import has_retrieval
+    from vitalrag.retrieve.index import RetrievalIndex
     from vitalrag.retrieve.server_index import pull_views, push_views, repos_with_views
 
     views: dict[str, int] = {}
@@ -44,7 +44,7 @@ def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json
         with progress_bar() as progress:
             report = copy_store(src, dst, repo, progress=progress)
             repos = list(report.repos)
-            if verb == "pushed" and (Path(folder) / POINTER).exists():
+            if verb == "pushed" and has_retrieval(folder):
                 writes = push_views(dst, RetrievalIndex.load(folder), repos, progress=progress)
                 views = {"views": sum(w.written + w.kept for w in writes),
                          "views_written": sum(w.written for w in writes)}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -20,12 +22,18 @@ def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False))
 
 
+#: seconds between the plain progress lines written when stderr is not a terminal
+PROGRESS_EVERY = 5.0
+
+
 @contextmanager
 def progress_bar(enabled: bool | None = None) -> Iterator[Any]:
-    """A rich progress callback ``(stage, done, total)``; silent when stderr is not a terminal."""
+    """A progress callback ``(stage, done, total)``: a rich bar on a terminal; else
+    (a log, a CI job) a plain line on stderr every few seconds
+    (``$VITALRAG_PROGRESS_EVERY``, default 5; 0 turns the lines off)."""
     show = sys.stderr.isatty() if enabled is None else enabled
     if not show:
-        yield None
+        yield _plain_progress(float(os.environ.get("VITALRAG_PROGRESS_EVERY", PROGRESS_EVERY)))
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -39,3 +47,28 @@ def progress_bar(enabled: bool | None = None) -> Iterator[Any]:
             prog.update(tasks[stage], completed=done, total=total)
 
         yield update
+
+
+def _plain_progress(every: float) -> Any:
+    return _PlainProgress(every) if every > 0 else None
+
+
+class _PlainProgress:
+    """Progress lines for a stderr that is not a terminal: one when ``every`` seconds
+    passed since the last line, and the last one of a step that ran that long."""
+
+    def __init__(self, every: float) -> None:
+        self.every = every
+        self.started = self.last = self.stage_start = time.monotonic()
+        self.stage = ""
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if stage != self.stage:
+            self.stage, self.stage_start = stage, now
+        finished = total > 0 and done >= total and now - self.stage_start >= self.every
+        if now - self.last < self.every and not finished:
+            return
+        self.last = self.stage_start = now  # a step's last line is written once
+        share = f" ({100 * done // total}%)" if total else ""
+        click.echo(f"{stage}: {done}/{total}{share}, {now - self.started:.0f}s", err=True)

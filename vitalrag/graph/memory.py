@@ -1,24 +1,29 @@
 """The embedded default store: a networkx graph persisted to one JSON file.
 
-Layout of the index folder::
+Layout of the index folder (``graph.version`` names the live snapshot)::
 
-    .vitalrag/graph.json    {"schema_version", "file_format", "objects", "edges",
-                             "unresolved", "sources", "meta"}
+    .vitalrag/current.json         which graph (and retrieval) snapshot is live
+    .vitalrag/graph-<id>.json      {"schema_version", "file_format", "objects", "edges",
+                                    "unresolved", "sources", "meta"}
 
 ``objects`` are the objects' fields; ``edges`` are ``[source, target, kind,
 lines]`` and ``unresolved`` ``[source, kind, name, line, reason]`` arrays
-(``FILE_FORMAT``).
+(``FILE_FORMAT``). A folder of the older layout has its graph in ``graph.json``.
 
-``save`` writes a temporary file in the same folder, fsyncs it and renames it
-over the old one, so a crash mid-save leaves the previous index intact and a
-reader always sees a whole snapshot. JSON rather than pickle: loading never
-runs code, and the file can be read by other tools.
+``save`` writes a temporary file in the same folder, fsyncs it, renames it to a
+new snapshot name and then switches the version pointer to it (or, while an
+index run stages its writes, leaves the switch to that run's commit, which
+names the graph and the retrieval snapshot at once). A crash mid-save leaves
+the previous index intact and a reader always sees a whole snapshot. JSON
+rather than pickle: loading never runs code, and the file can be read by other
+tools.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import secrets
 import tempfile
 import time
 from collections import defaultdict
@@ -32,6 +37,7 @@ import orjson
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
 from vitalrag.graph.fslock import folder_lock
 from vitalrag.graph.store import Direction, sorted_export
+from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
 from vitalrag.model import (
     DEFINITION_KINDS,
     SCHEMA_VERSION,
@@ -44,7 +50,8 @@ from vitalrag.runtime import gc_paused
 
 log = logging.getLogger(__name__)
 
-GRAPH_FILE = "graph.json"
+#: the graph file of the older layout (see ``graph.version``)
+GRAPH_FILE = LEGACY_GRAPH
 #: layout of the file: 1 wrote edges and unresolved references as objects, 2 (this
 #: version) as arrays ``[source, target, kind, lines]`` and ``[source, kind, name,
 #: line, reason]``, which are quicker to write and read. Both are read.
@@ -62,6 +69,20 @@ def _pause_for_tests() -> None:
         time.sleep(60)
 
 
+def _new_name(folder: Path) -> str:
+    """A graph snapshot name not taken in ``folder`` (the caller holds its folder lock)."""
+    while True:
+        name = f"graph-{secrets.token_hex(6)}.json"
+        if not (folder / name).exists():
+            return name
+
+
+def graph_path(folder: str | os.PathLike[str]) -> Path | None:
+    """The live graph file of ``folder`` (None: nothing indexed there)."""
+    name = current(folder).graph
+    return Path(folder) / name if name else None
+
+
 class MemoryStore:
     """networkx ``MultiDiGraph`` keyed by node id, edge key = edge kind."""
 
@@ -74,14 +95,25 @@ class MemoryStore:
         self._sources: dict[NodeId, str] = {}
         self._meta: dict[str, dict[str, Any]] = {}
         self._defs_cache: dict[tuple[str, str], tuple[NodeId, ...]] = {}
+        #: set by an index run: ``save`` writes the snapshot and leaves switching
+        #: to it to the run's commit, which switches graph and retrieval together
+        self.staged: Staged | None = None
 
     # -- opening / saving -----------------------------------------------------
     @classmethod
-    def open(cls, folder: str | os.PathLike[str], *, create: bool = True) -> MemoryStore:
+    def open(cls, folder: str | os.PathLike[str], *, create: bool = True,
+             version: Version | None = None) -> MemoryStore:
+        """The store in ``folder``: the graph its version pointer names (or the one
+        of ``version``, which a reader loading a graph/retrieval pair read once)."""
+        if version is not None:
+            return cls._open(Path(folder), version, create)
+        return load_consistent(folder, lambda v: cls._open(Path(folder), v, create))
+
+    @classmethod
+    def _open(cls, folder: Path, version: Version, create: bool) -> MemoryStore:
         store = cls(folder)
-        path = store.folder / GRAPH_FILE
-        if path.exists():
-            store._load(path)
+        if version.graph is not None:
+            store._load(store.folder / version.graph)
         elif not create:
             raise StoreNotFound(f"no index at {store.folder} (run `vitalrag index PATH --store {store.folder}` first)")
         elif store.folder.exists() and not store.folder.is_dir():
@@ -152,10 +184,15 @@ class MemoryStore:
                     fh.flush()
                     os.fsync(fh.fileno())
                 _pause_for_tests()
-                os.replace(tmp, self.folder / GRAPH_FILE)
+                name = _new_name(self.folder)
+                os.replace(tmp, self.folder / name)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
+            if self.staged is not None and self.staged.takes(self.folder):
+                self.staged.graph = name
+            else:
+                switch(self.folder, graph=name)
         log.debug("saved %d nodes to %s", self.graph.number_of_nodes(), self.folder)
 
     def close(self) -> None:

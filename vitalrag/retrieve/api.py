@@ -17,10 +17,11 @@ from pathlib import Path
 
 from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.store import GraphStore, is_server_uri, open_store
+from vitalrag.graph.version import Version, has_retrieval, load_consistent
 from vitalrag.model import ScoredView, View
 from vitalrag.retrieve.dense import Embedder, make_embedder
 from vitalrag.retrieve.fusion import rrf
-from vitalrag.retrieve.index import POINTER, Hits, RetrievalIndex, ViewIndex
+from vitalrag.retrieve.index import Hits, RetrievalIndex, ViewIndex
 from vitalrag.retrieve.tokenize import identifiers
 from vitalrag.retrieve.walk import WalkConfig, anchors, walk
 
@@ -56,11 +57,31 @@ def open_index(store: GraphStore, folder: Path) -> ViewIndex:
         server = ServerIndex.open(store)
         if server is not None:
             return server
-        if not (folder / POINTER).exists():
+        if not has_retrieval(folder):
             raise StoreNotFound(f"{store.location} holds no retrieval views and there is no local index in "
                                 f"{folder}: index with `vitalrag index PATH --store {store.location}`, or "
                                 f"`vitalrag push` an embedded index")
     return RetrievalIndex.load(folder)
+
+
+def open_pair(store_location: str, folder: Path) -> tuple[GraphStore, ViewIndex]:
+    """The graph store and the views its queries search, of one version: an embedded
+    store whose retrieval index shares its folder is read as its version pointer
+    names the pair, once, so a re-index switching meanwhile is never half seen."""
+    if is_server_uri(store_location) or Path(store_location).resolve() != folder.resolve():
+        store = open_store(store_location, create=False)
+        try:
+            return store, open_index(store, folder)
+        except BaseException:
+            store.close()
+            raise
+    from vitalrag.graph.memory import MemoryStore
+
+    def load(version: Version) -> tuple[GraphStore, ViewIndex]:
+        store = MemoryStore.open(folder, create=False, version=version)
+        return store, RetrievalIndex.load(folder, version=version)
+
+    return load_consistent(folder, load)
 
 
 class Retriever:
@@ -81,12 +102,8 @@ class Retriever:
         """A retriever over ``store_location``. A Neo4j store that holds views is
         searched on the server (nothing local needed but the model); one that does
         not falls back to the local index folder."""
-        store = open_store(store_location, create=False)
-        try:
-            return cls(store, open_index(store, index_folder(store_location, index_dir)), embedder)
-        except BaseException:
-            store.close()
-            raise
+        store, index = open_pair(store_location, index_folder(store_location, index_dir))
+        return cls(store, index, embedder)
 
     def embedder_for(self, allowed: frozenset[str] | None) -> Embedder:
         model = self.index.model_of(allowed)

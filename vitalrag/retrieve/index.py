@@ -3,15 +3,17 @@
 Layout under the index folder (the embedded store's folder, or the local folder
 that goes with a Neo4j store)::
 
-    retrieval.json           {"current": "retrieval-<n>"}: the live snapshot
+    current.json             the live graph and retrieval snapshots (``graph.version``)
     retrieval-<n>/meta.json  schema version, view count, model
     retrieval-<n>/views.json the views, in index order (the id map of both indexes)
     retrieval-<n>/bm25/      bm25s arrays
     retrieval-<n>/dense/     vectors.faiss + model.json (absent with --no-embed)
     embeddings/<model>.npz   vectors by view content hash, reused across builds
 
-A build writes a new snapshot folder and then swaps ``retrieval.json`` with an
-atomic rename, so a reader never sees half an index and a crash leaves the old one.
+A build writes a new snapshot folder and then switches the version pointer to it
+(an index run switches its graph and this snapshot with one rename), so a reader
+never sees half an index, nor a graph and views of different runs, and a crash
+leaves the old pair. Older folders name their snapshot in ``retrieval.json``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
 from vitalrag.graph.fslock import folder_lock
+from vitalrag.graph.version import LEGACY_POINTER, Staged, Version, current, load_consistent, switch
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex, Embedder, embed_views
@@ -44,9 +47,15 @@ from vitalrag.runtime import gc_paused
 log = logging.getLogger(__name__)
 
 RETRIEVAL_SCHEMA = 1
-POINTER = "retrieval.json"
+#: the pointer of the older layout (see ``graph.version``)
+POINTER = LEGACY_POINTER
 
 Progress = Callable[[str, int, int], None]
+#: tests only: a marker path that ``build`` creates once the views are built (an
+#: index run's graph is written by then) and before the snapshot is written; it
+#: then waits until the marker is removed (at most 60 s), so a test can kill the
+#: writer there or look at what readers see meanwhile
+PAUSE_BEFORE_RETRIEVAL_ENV = "VITALRAG_TEST_PAUSE_BEFORE_RETRIEVAL"
 
 
 Hits = list[tuple[View, float]]
@@ -87,6 +96,9 @@ class BuildStats:
     encoded: int = 0
     seconds: float = 0.0
     model: str | None = None
+    #: seconds per step, in order: views (building them and BM25), embed (encoding
+    #: the views not cached, and the dense index), snapshot (writing it)
+    phases: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -165,17 +177,28 @@ class RetrievalIndex:
     @classmethod
     def build(cls, store: GraphStore, folder: str | os.PathLike[str], *, embedder: Embedder | None,
               repos: Sequence[str] | None = None, config: ViewConfig = ViewConfig(),
-              progress: Progress | None = None) -> tuple[RetrievalIndex, BuildStats]:
+              progress: Progress | None = None,
+              staged: Staged | None = None) -> tuple[RetrievalIndex, BuildStats]:
         """Views of every repository in the store, indexed for BM25 and (with an
-        embedder) dense search; saved as the new live snapshot."""
-        started = time.perf_counter()
+        embedder) dense search; saved as the new live snapshot (with ``staged``,
+        switched to by its commit)."""
+        started = mark = time.perf_counter()
+        stats = BuildStats()
+
+        def phase(name: str) -> None:
+            nonlocal mark
+            now = time.perf_counter()
+            stats.phases[name] = now - mark
+            mark = now
+
         root = Path(folder)
         views: list[View] = []
         for repo in repos if repos is not None else store.repositories():
             views.extend(build_views(store, repo, config=config))
-        stats = BuildStats(views=len(views))
+        stats.views = len(views)
         texts = [v.text for v in views]
         sparse = SparseIndex.build(texts)
+        phase("views")
         dense = None
         model = None
         if embedder is not None:
@@ -183,27 +206,26 @@ class RetrievalIndex:
                                                  root / "embeddings", progress)
             dense = DenseIndex.build(vectors, embedder.name)
             model = stats.model = embedder.name
+        phase("embed")
         index = cls(root, views, sparse, dense, model)
-        index.save()
+        _pause_for_tests()
+        index.save(staged)
+        phase("snapshot")
         stats.seconds = time.perf_counter() - started
         return index, stats
 
-    def save(self) -> None:
+    def save(self, staged: Staged | None = None) -> None:
+        """Write a new snapshot and switch to it, or with ``staged`` (for this
+        folder) leave the switch to its commit."""
         with folder_lock(self.folder):
-            self._save()
+            name = self._save()
+            if staged is not None and staged.takes(self.folder):
+                staged.retrieval = name
+            else:
+                switch(self.folder, retrieval=name)
 
-    def _save(self) -> None:
+    def _save(self) -> str:
         self.folder.mkdir(parents=True, exist_ok=True)
-        try:
-            live = _current(self.folder)
-        except StoreCorrupt as exc:  # this build replaces it: a bad pointer must not block every index
-            log.warning("%s; building the retrieval index afresh", exc)
-            (self.folder / POINTER).unlink()
-            live = None
-        for stale in self.folder.glob("retrieval-*"):  # snapshots of builds that were killed
-            if stale.name != live:
-                shutil.rmtree(stale, ignore_errors=True)
-        (self.folder / f".{POINTER}.tmp").unlink(missing_ok=True)
         snap = Path(tempfile.mkdtemp(prefix="retrieval-", dir=self.folder))
         try:
             # orjson writes the dataclasses' fields as they are (UTF-8, the same JSON as to_dict)
@@ -213,24 +235,24 @@ class RetrievalIndex:
                 self.dense.save(snap / "dense")
             (snap / "meta.json").write_text(json.dumps(
                 {"schema_version": RETRIEVAL_SCHEMA, "views": len(self.views), "model": self.model}))
-            old = _current(self.folder)
-            tmp_pointer = self.folder / f".{POINTER}.tmp"
-            tmp_pointer.write_text(json.dumps({"current": snap.name}))
-            os.replace(tmp_pointer, self.folder / POINTER)
         except BaseException:
             shutil.rmtree(snap, ignore_errors=True)
             raise
-        if old is not None and old != snap.name:
-            shutil.rmtree(self.folder / old, ignore_errors=True)
+        return snap.name
 
     # -- loading ----------------------------------------------------------------
     @classmethod
-    def load(cls, folder: str | os.PathLike[str]) -> RetrievalIndex:
-        root = Path(folder)
-        current = _current(root)
-        if current is None:
+    def load(cls, folder: str | os.PathLike[str], *, version: Version | None = None) -> RetrievalIndex:
+        """The snapshot the version pointer of ``folder`` names (or ``version``'s)."""
+        if version is not None:
+            return cls._load(Path(folder), version)
+        return load_consistent(folder, lambda v: cls._load(Path(folder), v))
+
+    @classmethod
+    def _load(cls, root: Path, version: Version) -> RetrievalIndex:
+        if version.retrieval is None:
             raise StoreNotFound(f"no retrieval index in {root} (run `vitalrag index PATH` first)")
-        snap = root / current
+        snap = root / version.retrieval
         try:
             meta = json.loads((snap / "meta.json").read_text())
             if meta.get("schema_version") != RETRIEVAL_SCHEMA:
@@ -253,16 +275,17 @@ class RetrievalIndex:
         return cls(root, views, sparse, dense, meta.get("model"))
 
     def size_on_disk(self) -> int:
-        current = _current(self.folder)
-        paths = [self.folder / current] if current else []
+        live = current(self.folder).retrieval
+        paths = [self.folder / live] if live else []
         paths.append(self.folder / "embeddings")
         return sum(p.stat().st_size for base in paths if base.exists() for p in base.rglob("*") if p.is_file())
 
 
-def _current(folder: Path) -> str | None:
-    try:
-        return str(json.loads((folder / POINTER).read_text())["current"])
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError) as exc:
-        raise StoreCorrupt(f"cannot read {folder / POINTER}: {exc}") from exc
+def _pause_for_tests() -> None:
+    marker = os.environ.get(PAUSE_BEFORE_RETRIEVAL_ENV)
+    if marker:
+        Path(marker).touch()
+        deadline = time.monotonic() + 60
+        while os.path.exists(marker) and time.monotonic() < deadline:
+            time.sleep(0.02)
+

@@ -2,9 +2,10 @@
 
 A server process keeps one ``Retriever`` (graph store, retrieval index and, for
 dense search, the embedding model) in memory. Before each call it compares the
-modification stamps of the retrieval snapshot pointer (``retrieval.json``) and,
-for an embedded store, ``graph.json`` with those it loaded; when a re-index has
-replaced either, it loads the new index once and swaps it in. The embedding
+modification stamp of the index version pointer (``current.json``, which names
+the graph and the retrieval snapshot together; the files of the older layout
+too) with the one it loaded; when a re-index has switched it, it loads the new
+pair once and swaps it in. The embedding
 model is reused across reloads when the index names the same model, because
 loading it costs seconds while a stat costs microseconds.
 
@@ -27,12 +28,11 @@ from typing import Any
 from vitalrag.allocate.context import DEFAULT_POOL, check_context_args, context_from
 from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
 from vitalrag.errors import InputError, ObjectNotFound, VitalRAGError
-from vitalrag.graph.memory import GRAPH_FILE
-from vitalrag.graph.store import Direction, GraphStore, is_server_uri, object_lines, open_store
+from vitalrag.graph.store import Direction, GraphStore, is_server_uri, object_lines
 from vitalrag.model import EDGE_KINDS
-from vitalrag.retrieve.api import Retriever, index_folder, open_index
+from vitalrag.graph.version import LEGACY_GRAPH, LEGACY_POINTER, VERSION_FILE
+from vitalrag.retrieve.api import Retriever, index_folder, open_index, open_pair
 from vitalrag.retrieve.dense import Embedder, make_embedder
-from vitalrag.retrieve.index import POINTER
 
 log = logging.getLogger(__name__)
 
@@ -80,9 +80,10 @@ class ContextService:
         return self
 
     def _stamp(self) -> Stamp:
-        paths = [self.folder / POINTER]
+        paths = [self.folder / VERSION_FILE, self.folder / LEGACY_POINTER]
         if not self._server_store:
-            paths.append(Path(self.store_location) / GRAPH_FILE)
+            graph_folder = Path(self.store_location)
+            paths += [graph_folder / VERSION_FILE, graph_folder / LEGACY_GRAPH]
         return tuple(_file_stamp(p) for p in paths)
 
     def _current(self) -> Retriever:
@@ -121,9 +122,9 @@ class ContextService:
         # A server store is live: keep its driver (in-flight calls may use it).
         if previous is not None and self._server_store:
             store: GraphStore = previous.retriever.store
+            index = open_index(store, self.folder)
         else:
-            store = open_store(self.store_location, create=False)
-        index = open_index(store, self.folder)
+            store, index = open_pair(self.store_location, self.folder)
         embedder = self._embedder
         if index.has_dense and index.model and (embedder is None or embedder.name != index.model):
             embedder = make_embedder(index.model)
