@@ -96,3 +96,29 @@ def test_watch_swaps_graph_and_retrieval_together(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_watch_logs_the_real_time_of_a_step(tmp_path):
+    """A step held for a second between its graph and its retrieval writes logs
+    at least that second, not the graph's part alone."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "py_resolution", repo)
+    marker = tmp_path / "paused"
+    proc = subprocess.Popen([sys.executable, "-m", "vitalrag", "watch", str(repo), "--store", str(tmp_path / "idx"),
+                             "--name", "w", "--no-embed", "--debounce", "200"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, PAUSE_BEFORE_RETRIEVAL_ENV: str(marker)})
+    try:
+        assert _wait_for(marker.exists)
+        time.sleep(1.2)
+        marker.unlink()
+        line = proc.stderr.readline()
+        while "initial index" not in line and line:
+            line = proc.stderr.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        marker.unlink(missing_ok=True)
+    assert "in all" in line, line
+    total = float(line.split("; ")[-1].split("s in all")[0])
+    assert total >= 1.2, line

@@ -159,10 +159,11 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
         seconds = time.perf_counter() - started
         report, stats, phases = done.report, done.stats, done.phases
         what = f"{len(changed)} changed file(s)" if changed else label
-        console.print(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
-                      f"changes {report.delta}, embedded {stats.encoded} view(s); "
-                      f"{seconds:.2f}s in all (graph {report.seconds:.2f}s, "
-                      f"embed {phases.get('embed', 0.0):.2f}s)", highlight=False)
+        # one line per step (a log line a rich console would wrap)
+        click.echo(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
+                   f"changes {report.delta}, embedded {stats.encoded} view(s); "
+                   f"{seconds:.2f}s in all (graph {report.seconds:.2f}s, "
+                   f"embed {phases.get('embed', 0.0):.2f}s)", err=True)
 
     run([], "initial index")
     console.print(f"watching {path} (Ctrl-C to stop)")
