@@ -386,37 +386,36 @@ def test_parse_workers_write_the_facts_cache_of_their_files(tmp_path, monkeypatc
     """With a facts cache (as ``vitalrag index`` runs), each parse worker writes
     the cache entries of the files it parsed, whole, though it sends them here
     without the references it resolves itself; a second run reuses every file."""
-    import pickle
+    import gzip
+
+    import orjson
 
     from tests_support import make_java_tree
-    from vitalrag.ingest.cache import FactsCache
+    from vitalrag.ingest.cache import SegmentWriter, facts_from_json
 
     root = make_java_tree(tmp_path / "j", files=40)
     a, b = MemoryStore(tmp_path / "a"), MemoryStore(tmp_path / "b")
     index_repository(root, a, name="j", workers=1)
     _parallel_from_the_first_byte(monkeypatch)
-    from vitalrag.ingest import cache as cache_module, pipeline
 
     writers = tmp_path / "writers"
-    real = cache_module.write_entry
+    real = SegmentWriter.write
 
-    def logged(folder, path, digest, facts):
+    def logged(self, path, digest, facts):
         with open(writers, "a") as fh:
             fh.write(f"{os.getpid()}\n")
-        return real(folder, path, digest, facts)
+        return real(self, path, digest, facts)
 
-    monkeypatch.setattr(cache_module, "write_entry", logged)
-    monkeypatch.setattr(pipeline, "write_entry", logged)
+    monkeypatch.setattr(SegmentWriter, "write", logged)
     cache_dir = tmp_path / "facts"
     first = index_repository(root, b, name="j", workers=2, cache_dir=cache_dir)
     assert a.export() == b.export() and first.parsed == 42 and first.reused == 0
     pids = writers.read_text().split()
     assert len(pids) == 42 and str(os.getpid()) in pids and len(set(pids)) == 2  # here and in the worker
-    cache = FactsCache(cache_dir, "j")
-    assert len(cache.files) == 42
-    for path, info in cache.files.items():
-        with (cache.folder / f"{info['entry']}.pickle").open("rb") as fh:
-            _, facts = pickle.load(fh)
+    entries = [orjson.loads(line) for line in gzip.decompress((cache_dir / "j.jsonl.gz").read_bytes()).splitlines()[1:]]
+    assert len(entries) == 42
+    for path, _digest, _language, body in entries:
+        facts = facts_from_json(body)
         if "/C" in path:  # whole, whoever parsed it: every class calls
             assert any(r.kind == "call" for r in facts.refs), path
     again = index_repository(root, b, name="j", workers=2, cache_dir=cache_dir)

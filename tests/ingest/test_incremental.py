@@ -25,6 +25,12 @@ def test_incremental_equals_clean_rebuild(tmp_path, workers):
     again = index_repository(repo, store, name="r", workers=workers, cache_dir=tmp_path / "facts")
     assert again.parsed == 0 and again.reused == 9
     assert not any(again.delta[k] for k in again.delta)  # nothing to write
+    # the facts of a repository are one file (not one per source file), rewritten only when they change
+    cached = tmp_path / "facts" / "r.jsonl.gz"
+    assert [p.name for p in (tmp_path / "facts").iterdir()] == [cached.name]
+    written = cached.stat().st_mtime_ns
+    index_repository(repo, store, name="r", workers=workers, cache_dir=tmp_path / "facts")
+    assert cached.stat().st_mtime_ns == written
 
     edit_add_rename_delete(repo)
     inc = index_repository(repo, store, name="r", workers=workers, cache_dir=tmp_path / "facts")
@@ -46,8 +52,8 @@ def test_changed_cache_entry_is_not_trusted(tmp_path):
     shutil.copytree(FIXTURES / "py_resolution", repo)
     store = MemoryStore(tmp_path / "idx")
     index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
-    # corrupt every cached entry: the run must fall back to parsing, not fail
-    for p in (tmp_path / "facts" / "r").glob("*.pickle"):
-        p.write_bytes(b"not a pickle")
+    # corrupt the cache: the run must fall back to parsing, not fail
+    (tmp_path / "facts" / "r.jsonl.gz").write_bytes(b"not gzip")
     report = index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
     assert report.parsed == 9
+    assert index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts").reused == 9

@@ -3,100 +3,366 @@ files whose content changed.
 
 Layout (inside the index folder)::
 
-    facts/<repo>/manifest.json   {"version", "files": {path: {"hash", "language", "entry"}}}
-    facts/<repo>/<entry>.pickle  the FileFacts of one file as extraction returned it
+    facts/<repo>.jsonl.gz   one gzip-compressed JSON line per file:
+                            a header {"version", "repo"}, then
+                            [path, digest, language, facts] for every file
 
-The pickles are a private cache of derived data that only VitalRAG writes and
-reads, in the user's own index folder; the graph itself is JSON. A missing or
-unreadable entry, or a manifest from another VitalRAG version, only means that
-file is parsed again.
+Plain JSON, so loading it runs no code: an index folder handed over (or a file
+planted in it) is data, never instructions, unlike the pickles of earlier
+versions. A file's source text is not kept: a hit is the file's bytes read
+anyway for their digest (``text`` of ``FileFacts`` is set from them, and must
+hash to the cached file object's ``content_hash``). A missing or unreadable
+entry, or a file of another version, only means that file is parsed again.
+
+During a run each process that parses (the main one and every parse worker)
+appends the entries it makes to a segment of its own (``.<repo>.<run>.<pid>.part``);
+``save`` writes the repository's file anew from the entries it kept and those
+segments, and renames it into place.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
-import json
 import logging
+import math
 import os
-import pickle
-import tempfile
+import secrets
+import shutil
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+import orjson
 
 from vitalrag import __version__
-from vitalrag.ingest.facts import FileFacts
+from vitalrag.files import temp_file
+from vitalrag.ingest.facts import FileFacts, RawRef, content_hash
+from vitalrag.model import CodeObject
 
 log = logging.getLogger(__name__)
 
-#: bump when extraction output changes shape or meaning
-FACTS_VERSION = f"{__version__}/5"
+#: bump when extraction output changes shape or meaning, or the file its layout
+FACTS_VERSION = f"{__version__}/6"
+#: what the cache is named by in the header line (a stray JSON file is not a cache)
+_KIND = "vitalrag-facts"
+_OBJECT_FIELDS = tuple(CodeObject.__dataclass_fields__)
+_OBJECT_TYPES = tuple(int if f in ("start_line", "end_line") else str for f in _OBJECT_FIELDS)
+#: a dict of one key starting with NUL is a value JSON has no form for (a tuple,
+#: a set, a dict with keys that are not strings); no source name starts with NUL
+_TAG = "\0"
 
 
 def file_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+class Uncacheable(TypeError):
+    """Extraction returned a value plain JSON cannot carry exactly: the file is
+    not cached (it is parsed again next time)."""
+
+
 class FactsCache:
+    """The facts of one repository's files, in ``folder/<repo>.jsonl.gz``."""
+
     def __init__(self, folder: str | os.PathLike[str], repo: str) -> None:
-        self.folder = Path(folder) / repo
-        self.files: dict[str, dict[str, Any]] = {}
-        manifest = self.folder / "manifest.json"
+        self.folder = Path(folder)
+        self.repo = repo
+        self.path = self.folder / f"{repo}.jsonl.gz"
+        #: segments of this run: ``<prefix><pid>.part``, one per process that parses
+        self.segment_prefix = str(self.folder / f".{repo}.{os.getpid()}-{secrets.token_hex(4)}.")
+        #: path -> digest of the entries written to a segment in this run
+        self.files: dict[str, str] = {}
+        self._hits: set[str] = set()  # paths whose entry in the file was used
+        self._stored: set[str] = set()  # every path the file holds
+        self._writer: SegmentWriter | None = None
+
+    def lookup(self, wanted: Mapping[str, tuple[str, str, str]]) -> dict[str, FileFacts]:
+        """The cached facts of the files in ``wanted`` (path -> digest, language and
+        source text) whose content is unchanged, read in one pass over the file."""
+        hits: dict[str, FileFacts] = {}
+        for line in self._lines():
+            try:
+                path, digest, language, body = orjson.loads(line)
+            except (orjson.JSONDecodeError, ValueError, TypeError):
+                continue
+            if not isinstance(path, str):
+                continue
+            self._stored.add(path)
+            want = wanted.get(path)
+            if want is None or want[0] != digest or want[1] != language:
+                continue
+            try:
+                facts = facts_from_json(body)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+                log.warning("re-parsing %s: cached facts unreadable (%s)", path, exc)
+                continue
+            # the entry must be of this very file and content
+            if facts.path != path or facts.language != language or facts.file.content_hash != content_hash(want[2]):
+                continue
+            facts.text = want[2]
+            hits[path] = facts
+        self._hits = set(hits)
+        return hits
+
+    def _lines(self) -> Iterator[bytes]:
+        """The entry lines of the file, none when it is missing, of another
+        version or unreadable (up to where it can be read)."""
         try:
-            data = json.loads(manifest.read_text())
-            if data.get("version") == FACTS_VERSION:
-                self.files = dict(data["files"])
+            fh = gzip.open(self.path, "rb")
         except FileNotFoundError:
-            pass
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.warning("ignoring unreadable facts cache %s: %s", manifest, exc)
-
-    @staticmethod
-    def _entry(path: str) -> str:
-        return hashlib.blake2b(path.encode(), digest_size=10).hexdigest()
-
-    def get(self, path: str, digest: str, language: str) -> FileFacts | None:
-        """The cached facts of ``path`` if its content is unchanged."""
-        info = self.files.get(path)
-        if not info or info["hash"] != digest or info["language"] != language:
-            return None
-        try:
-            with (self.folder / f"{info['entry']}.pickle").open("rb") as fh:
-                stored_digest, facts = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                TypeError, ValueError) as exc:
-            log.warning("re-parsing %s: cached facts unreadable (%s)", path, exc)
-            return None
-        # the entry must be of this very content (a run may have died after writing it)
-        if stored_digest != digest or not isinstance(facts, FileFacts) or facts.path != path:
-            return None
-        return facts
+            return
+        except OSError as exc:
+            log.warning("ignoring unreadable facts cache %s: %s", self.path, exc)
+            return
+        with fh:
+            try:
+                header = orjson.loads(fh.readline())
+                if not (isinstance(header, dict) and header.get("kind") == _KIND
+                        and header.get("version") == FACTS_VERSION and header.get("repo") == self.repo):
+                    return
+                yield from fh
+            except FileNotFoundError:
+                return
+            except (OSError, EOFError, ValueError) as exc:  # gzip.BadGzipFile, zlib.error, truncation
+                log.warning("ignoring the rest of the facts cache %s: %s", self.path, exc)
 
     def put(self, path: str, digest: str, facts: FileFacts) -> None:
-        write_entry(self.folder, path, digest, facts)
-        self.record(path, digest, facts.language)
+        """Cache the facts of a file this process parsed."""
+        if self._writer is None:
+            self._writer = SegmentWriter(self.segment_prefix)
+        if self._writer.write(path, digest, facts):
+            self.record(path, digest)
 
-    def record(self, path: str, digest: str, language: str) -> None:
-        """Enter a file whose entry was written (by ``write_entry``, e.g. in a parse
-        worker) in the manifest that ``save`` writes."""
-        self.files[path] = {"hash": digest, "language": language, "entry": self._entry(path)}
+    def record(self, path: str, digest: str) -> None:
+        """Enter a file whose entry was written to a segment (by a parse worker's
+        ``SegmentWriter``) for ``save`` to take."""
+        self.files[path] = digest
 
     def save(self, keep: set[str]) -> None:
-        """Write the manifest for the files in ``keep`` and drop the others' entries."""
-        for path in [p for p in self.files if p not in keep]:
-            info = self.files.pop(path)
-            (self.folder / f"{info['entry']}.pickle").unlink(missing_ok=True)
+        """Write the file anew with the entries of the files in ``keep``: those
+        used from it and those written in this run (nothing is written when the
+        file already holds exactly the entries it would)."""
+        if self._writer is not None:
+            self._writer.close()
+        try:
+            new = {p for p in self.files if p in keep}
+            old = self._hits & keep - new
+            if new or old != self._stored:
+                self._write(old, new)
+            legacy = self.folder / self.repo  # the pickle entries of an earlier version
+            if legacy.is_dir() and (legacy / "manifest.json").exists():
+                shutil.rmtree(legacy, ignore_errors=True)
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Remove this run's segments (``save`` does; a failed run calls it), and
+        those of runs of this repository whose process is gone (killed)."""
+        if self._writer is not None:
+            self._writer.close()
+        for seg in self._segments(self.segment_prefix):
+            seg.unlink(missing_ok=True)
+        for seg in self._segments(str(self.folder / f".{self.repo}.")):
+            pid = seg.name[len(self.repo) + 2:].split("-", 1)[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                seg.unlink(missing_ok=True)
+
+    def _segments(self, prefix: str) -> list[Path]:
+        start = Path(prefix)
+        try:  # not a glob: a repository name may hold its metacharacters
+            names = os.listdir(start.parent)
+        except FileNotFoundError:
+            return []
+        return sorted(start.parent / n for n in names if n.startswith(start.name) and n.endswith(".part"))
+
+    def _write(self, old: set[str], new: set[str]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
-        with os.fdopen(fd, "w") as fh:
-            json.dump({"version": FACTS_VERSION, "files": self.files}, fh)
-        os.replace(tmp, self.folder / "manifest.json")
+        fd, tmp = temp_file(self.folder, f".{self.repo}.", ".tmp")
+        try:
+            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=3,
+                                                           mtime=0) as fh:
+                fh.write(orjson.dumps({"kind": _KIND, "version": FACTS_VERSION, "repo": self.repo}) + b"\n")
+                if old:
+                    for line in self._lines():
+                        try:
+                            path = orjson.loads(line)[0]
+                        except (orjson.JSONDecodeError, ValueError, TypeError, IndexError, KeyError):
+                            continue
+                        if path in old:
+                            fh.write(line)
+                            old.discard(path)  # a path is written once
+                for seg in self._segments(self.segment_prefix):
+                    with seg.open("rb") as part:
+                        for line in part:
+                            try:
+                                path, digest = orjson.loads(line)[:2]
+                            except (orjson.JSONDecodeError, ValueError, TypeError):
+                                continue  # the last line of a process that was killed
+                            if path in new and self.files[path] == digest:
+                                fh.write(line)
+                                new.discard(path)
+                fh.close()
+                raw.flush()
+                os.fsync(raw.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
 
-def write_entry(folder: Path, path: str, digest: str, facts: FileFacts) -> None:
-    """Write the cached facts of one file (atomically); ``FactsCache.record``
-    then enters it in the manifest."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "wb") as fh:
-        pickle.dump((digest, facts), fh, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, folder / f"{FactsCache._entry(path)}.pickle")
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's
+    return True
+
+
+class SegmentWriter:
+    """Appends the entries one process makes to its segment of a run (opened on
+    the first entry). A write that fails (a full disk) turns caching off for the
+    rest of the run: those files are parsed again next time."""
+
+    def __init__(self, prefix: str) -> None:
+        self.path = Path(f"{prefix}{os.getpid()}.part")
+        self._fh: IO[bytes] | None = None
+        self._failed = False
+
+    def write(self, path: str, digest: str, facts: FileFacts) -> bool:
+        """Append the entry of one file; whether it was written."""
+        if self._failed:
+            return False
+        try:
+            line = orjson.dumps([path, digest, facts.language, facts_to_json(facts)]) + b"\n"
+        except (Uncacheable, orjson.JSONEncodeError) as exc:
+            log.debug("not caching the facts of %s: %s", path, exc)
+            return False
+        try:
+            if self._fh is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o666)
+                self._fh = os.fdopen(fd, "ab")
+            self._fh.write(line)
+        except OSError as exc:
+            log.warning("not caching parsed files any more (%s): %s", self.path, exc)
+            self._failed = True
+            return False
+        return True
+
+    def close(self) -> None:
+        """Flush and close (before the process says its last file is parsed)."""
+        if self._fh is not None:
+            try:
+                self._fh.close()
+            except OSError as exc:
+                log.warning("not caching parsed files (%s): %s", self.path, exc)
+            self._fh = None
+
+
+# -- FileFacts as plain JSON --------------------------------------------------------------------
+
+def facts_to_json(f: FileFacts) -> dict[str, Any]:
+    """``f`` without its text, as JSON values (``facts_from_json`` inverts it)."""
+    return {
+        "path": f.path, "language": f.language, "file": _object_row(f.file),
+        "objects": [_object_row(o) for o in f.objects], "parents": f.parents,
+        "refs": [[r.kind, r.source, r.name, r.line, _pack(r.data)] for r in f.refs],
+        "namespace": f.namespace, "package_dir": f.package_dir, "package_name": f.package_name,
+        "problems": f.problems, "data": _pack(f.data),
+    }
+
+
+def facts_from_json(d: dict[str, Any]) -> FileFacts:
+    """The facts ``facts_to_json`` wrote (with an empty text); ``ValueError`` or
+    ``TypeError`` when they are not of that shape."""
+    parents = d["parents"]
+    if not isinstance(parents, dict) or not all(type(v) is str for v in parents.values()):
+        raise ValueError("parents is not a mapping of ids")
+    refs = []
+    for kind, source, name, line, data in d["refs"]:
+        if not (type(kind) is str and type(source) is str and type(name) is str and type(line) is int):
+            raise ValueError("malformed reference")
+        data = _unpack(data)
+        if not isinstance(data, dict):
+            raise ValueError("malformed reference data")
+        refs.append(RawRef(kind, source, name, line, data))
+    data = _unpack(d["data"])
+    problems = d["problems"]
+    package_dir = d["package_dir"]
+    if not (isinstance(data, dict) and isinstance(problems, list) and all(type(p) is str for p in problems)
+            and (package_dir is None or type(package_dir) is str)):
+        raise ValueError("malformed file facts")
+    return FileFacts(
+        path=_str(d["path"]), language=_str(d["language"]), file=_object(d["file"]),
+        objects=[_object(o) for o in d["objects"]], parents=parents, refs=refs,
+        namespace=_str(d["namespace"]), package_dir=package_dir, package_name=_str(d["package_name"]),
+        problems=problems, data=data,
+    )
+
+
+def _str(v: Any) -> str:
+    if type(v) is not str:
+        raise ValueError(f"expected a string, not {type(v).__name__}")
+    return v
+
+
+def _object_row(o: CodeObject) -> list[Any]:
+    return [getattr(o, f) for f in _OBJECT_FIELDS]
+
+
+def _object(row: list[Any]) -> CodeObject:
+    if len(row) != len(_OBJECT_TYPES) or not all(type(v) is t for v, t in zip(row, _OBJECT_TYPES)):
+        raise ValueError("malformed code object")
+    return CodeObject(*row)
+
+
+def _pack(x: Any) -> Any:
+    """``x`` as JSON values: tuples, sets and dicts whose keys are not all plain
+    strings as one-key tagged dicts (``_unpack`` inverts it)."""
+    t = type(x)
+    if t is str or t is int or t is bool or x is None:
+        return x
+    if t is float:
+        if not math.isfinite(x):
+            raise Uncacheable(f"non-finite float {x!r}")
+        return x
+    if t is list:
+        return [_pack(v) for v in x]
+    if t is dict:
+        if all(type(k) is str and not k.startswith(_TAG) for k in x):
+            return {k: _pack(v) for k, v in x.items()}
+        return {_TAG + "d": [[_pack(k), _pack(v)] for k, v in x.items()]}
+    if t is tuple:
+        return {_TAG + "t": [_pack(v) for v in x]}
+    if t is set:
+        return {_TAG + "s": [_pack(v) for v in x]}
+    if t is frozenset:
+        return {_TAG + "f": [_pack(v) for v in x]}
+    raise Uncacheable(f"a {t.__name__} in the extracted facts")
+
+
+def _unpack(x: Any) -> Any:
+    t = type(x)
+    if t is list:
+        return [_unpack(v) for v in x]
+    if t is not dict:
+        return x
+    if len(x) == 1:
+        (k, v), = x.items()
+        if k.startswith(_TAG):
+            if type(v) is not list:
+                raise ValueError("malformed tagged value")
+            items = [_unpack(i) for i in v]
+            if k == _TAG + "t":
+                return tuple(items)
+            if k == _TAG + "s":
+                return set(items)
+            if k == _TAG + "f":
+                return frozenset(items)
+            if k == _TAG + "d":
+                return {key: val for key, val in items}
+            raise ValueError(f"unknown tag {k!r}")
+    return {k: _unpack(v) for k, v in x.items()}

@@ -25,7 +25,7 @@ from typing import Any
 from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
 from vitalrag.graph.delta import write_repository
 from vitalrag.graph.store import GraphStore
-from vitalrag.ingest.cache import FactsCache, file_digest, write_entry
+from vitalrag.ingest.cache import FactsCache, SegmentWriter, file_digest
 from vitalrag.ingest.facts import FileFacts, Resolution, combine
 from vitalrag.ingest.languages import language_family
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, walk_repository
@@ -116,12 +116,9 @@ def parse_file(repo: str, sf: SourceFile) -> FileFacts | Skipped:
     if b"\0" in raw[:8192]:
         return Skipped(sf.path, "binary content under a source extension")
     try:
-        source = raw.decode("utf-8")
+        source = source_text(raw)
     except UnicodeDecodeError as exc:
         return Skipped(sf.path, f"not UTF-8 (invalid byte at offset {exc.start})")
-    if source.startswith("\ufeff"):
-        source = source[1:]
-    source = normalize_newlines(source)  # a CR-only file would be one line to tree-sitter
     try:
         return language_module(sf.language).extract(repo, sf.path, source)
     except RecursionError:
@@ -129,6 +126,15 @@ def parse_file(repo: str, sf: SourceFile) -> FileFacts | Skipped:
     except Exception as exc:  # a bug in one extractor must not abort the run
         log.exception("extractor failed on %s", sf.path)
         return Skipped(sf.path, f"extractor error: {type(exc).__name__}: {exc}")
+
+
+def source_text(raw: bytes) -> str:
+    """The text extraction sees of a file's bytes (``UnicodeDecodeError`` when
+    they are not UTF-8): no byte-order mark, LF line breaks."""
+    source = raw.decode("utf-8")
+    if source.startswith("\ufeff"):
+        source = source[1:]
+    return normalize_newlines(source)  # a CR-only file would be one line to tree-sitter
 
 
 #: how long to wait for the claim counter's lock, held for microseconds at a time;
@@ -186,27 +192,29 @@ def _pool_worker(claim: Any, results: Any, conn: Any, wid: int) -> None:
 
 
 def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, budget: int, wid: int,
-                 conn: Any, cache: tuple[Path, dict[str, str]] | None, parent: int | None) -> None:
+                 conn: Any, cache: tuple[str, dict[str, str]] | None, parent: int | None) -> None:
     """One run of a parse worker: claim and parse files until none are left,
     sending ``(wid, [(index, facts, flags), ...])`` batches of about ``budget``
     bytes, then ``(wid, None)``; then resolve its own files' references for the
     languages the main process asks on ``conn`` (``_serve_resolution``).
 
-    With ``cache`` (the facts cache's folder and the files' digests) it writes
-    its files' cache entries itself (flag ``_CACHED``). Facts of a language the
+    With ``cache`` (the facts cache's segment prefix and the files' digests) it
+    writes its files' cache entries itself (flag ``_CACHED``), to a segment
+    closed before it says it is done. Facts of a language the
     workers resolve (one with ``index_view``) travel without the references
     resolved here (flag ``_STRIPPED``): only what the index needs of them."""
     batch: list[tuple[int, FileFacts | Skipped, int]] = []
     own: list[FileFacts] = []
     size = 0
+    writer = SegmentWriter(cache[0]) if cache is not None else None
     while (i := _claim(claim)) is not None and i < len(files):
         facts = parse_file(repo, files[i])
         flags = 0
         if isinstance(facts, FileFacts):
             own.append(facts)
-            if cache is not None and facts.path in cache[1]:
-                write_entry(cache[0], facts.path, cache[1][facts.path], facts)
-                flags |= _CACHED
+            if cache is not None and writer is not None and facts.path in cache[1]:
+                if writer.write(facts.path, cache[1][facts.path], facts):
+                    flags |= _CACHED
             module = language_module(facts.language)
             if _resolved_by_workers(module):
                 # the rest of the references are resolved here: only what the index needs travels
@@ -217,6 +225,8 @@ def _worker_main(repo: str, files: list[SourceFile], claim: Any, results: Any, b
         if size >= budget:
             results.put((wid, batch))  # pickled and written by the queue's thread while parsing goes on
             batch, size = [], 0
+    if writer is not None:
+        writer.close()  # before the last batch: the main process reads the segment after it
     if batch:
         results.put((wid, batch))
     results.put((wid, None))
@@ -306,7 +316,7 @@ class _ParsePool:
                 and all(proc.is_alive() for proc in self.procs))
 
     def start(self, repo: str, files: list[SourceFile], budget: int,
-              cache: tuple[Path, dict[str, str]] | None) -> list[int]:
+              cache: tuple[str, dict[str, str]] | None) -> list[int]:
         """Start a run: the file counter back to 0, and the job to every worker;
         the numbers of the workers that took it."""
         with self.claim.get_lock():
@@ -572,7 +582,7 @@ def _reap(procs: list[Any], wait: float = 5.0) -> None:
 
 
 def _parse_all(repo: str, files: list[SourceFile], workers: int, progress: Progress | None,
-               pools: list[_Workers], cache: tuple[Path, dict[str, str]] | None = None
+               pools: list[_Workers], cache: tuple[str, dict[str, str]] | None = None
                ) -> list[FileFacts | Skipped]:
     """Parse every file: in this process for small repositories, else on
     ``workers - 1`` worker processes (``_ParsePool``) and this one together.
@@ -779,21 +789,22 @@ def _split_by_cache(files: list[SourceFile], cache: FactsCache | None
     """Files to parse, cached facts of unchanged files, and the content digests."""
     if cache is None:
         return list(files), [], {}
-    todo: list[SourceFile] = []
-    reused: list[FileFacts] = []
     digests: dict[str, str] = {}
+    wanted: dict[str, tuple[str, str, str]] = {}
     for sf in files:
         try:
-            digest = file_digest(Path(sf.abspath).read_bytes())
+            raw = Path(sf.abspath).read_bytes()
         except OSError:
-            todo.append(sf)  # parse_file reports why it cannot be read
-            continue
-        digests[sf.path] = digest
-        hit = cache.get(sf.path, digest, sf.language)
-        if hit is None:
-            todo.append(sf)
-        else:
-            reused.append(hit)
+            continue  # parse_file reports why it cannot be read
+        digests[sf.path] = digest = file_digest(raw)
+        try:
+            wanted[sf.path] = (digest, sf.language, source_text(raw))
+        except UnicodeDecodeError:
+            continue  # nor is it cached
+    hits = cache.lookup(wanted)
+    del wanted
+    todo = [sf for sf in files if sf.path not in hits]
+    reused = [hits[sf.path] for sf in files if sf.path in hits]
     return todo, reused, digests
 
 
@@ -875,10 +886,11 @@ def index_repository(
     """
     finished: list[Any] = []  # resolve workers, joined at the end
     pools: list[_Workers] = []  # the run's parse workers, told the run is over at the end
+    caches: list[FactsCache] = []  # the run's facts cache, whose segments a failed run removes
     ok = False
     try:
         report = _index(root, store, name=name, max_bytes=max_bytes, workers=workers, progress=progress,
-                        cache_dir=cache_dir, finished=finished, pools=pools)
+                        cache_dir=cache_dir, finished=finished, pools=pools, caches=caches)
         ok = True
         return report
     finally:
@@ -886,6 +898,9 @@ def index_repository(
             run.finish()
             _release_pool(run.pool, ok)
         _reap(finished)
+        if not ok:
+            for cache in caches:
+                cache.discard()
 
 
 def _index(
@@ -899,6 +914,7 @@ def _index(
     cache_dir: str | os.PathLike[str] | None,
     finished: list[Any],
     pools: list[_Workers],
+    caches: list[FactsCache],
 ) -> IndexReport:
     started = time.perf_counter()
     phases: dict[str, float] = {}
@@ -923,16 +939,17 @@ def _index(
                               f"({len(walked.skipped)} skipped)")
     n_workers = _n_workers(workers)
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
+    caches.extend([cache] if cache is not None else [])
     todo, reused, digests = _split_by_cache(walked.files, cache)
     phase("walk")
     parsed = _parse_all(repo, todo, n_workers, progress, pools,
-                        (cache.folder, digests) if cache is not None else None)
+                        (cache.segment_prefix, digests) if cache is not None else None)
     if cache is not None:
         cached_by_workers = pools[0].cached if pools else set()
         for p in parsed:
             if isinstance(p, FileFacts) and p.path in digests:
                 if p.path in cached_by_workers:
-                    cache.record(p.path, digests[p.path], p.language)
+                    cache.record(p.path, digests[p.path])
                 else:
                     cache.put(p.path, digests[p.path], p)
     phase("parse")
