@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vitalrag.errors import InputError, VitalRAGError
+from vitalrag.files import temp_dir
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +150,7 @@ def _cached(dest: Path, spec: str) -> Corpus | None:
 
 def _finish(dest: Path, spec: str, name: str, archive: Path) -> Corpus:
     digest = _sha256(archive)
-    tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=dest.parent))
+    tmp = temp_dir(dest.parent, ".unpack-")  # renamed into place: the umask's mode, not 0700
     try:
         _safe_extract(archive, tmp / "src")
         entries = [p for p in (tmp / "src").iterdir()]

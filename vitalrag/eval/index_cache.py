@@ -15,12 +15,12 @@ import logging
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from vitalrag.errors import InputError
 from vitalrag.eval.corpora import cache_root
+from vitalrag.files import temp_dir
 from vitalrag.graph.memory import GRAPH_FILE, MemoryStore
 from vitalrag.model import SCHEMA_VERSION
 
@@ -75,7 +75,7 @@ def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None 
         log.info("using the cached index of %s at %s", name, folder)
         return MemoryStore.open(folder, create=False)
     base.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=base))
+    tmp = temp_dir(base, f".{name}-")  # renamed into place: the umask's mode, not 0700
     try:
         store = MemoryStore(tmp)
         index_repository(src, store, name=name, workers=workers, progress=progress)

@@ -30,7 +30,7 @@ WRITER_LOCK_FILE = ".index.lock"
 def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)  # the umask decides
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -66,7 +66,7 @@ def writer_lock(folder: str | os.PathLike[str], *, wait: bool = False,
     path.mkdir(parents=True, exist_ok=True)
     lock_path = path / WRITER_LOCK_FILE
     while True:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,6 +34,7 @@ import networkx as nx
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
+from vitalrag.files import temp_file
 from vitalrag.graph.fslock import folder_lock
 from vitalrag.graph.store import Direction, sorted_export
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
@@ -177,7 +177,7 @@ class MemoryStore:
         with folder_lock(self.folder):
             for stale in self.folder.glob(".graph-*.tmp"):  # left by a writer that was killed
                 stale.unlink(missing_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".graph-", suffix=".tmp", dir=self.folder)
+            fd, tmp = temp_file(self.folder, ".graph-", ".tmp")  # the umask's mode (mkstemp: 0600)
             try:
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data)

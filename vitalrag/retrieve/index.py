@@ -22,7 +22,6 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,6 +34,7 @@ import numpy as np
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
+from vitalrag.files import temp_dir
 from vitalrag.graph.fslock import folder_lock
 from vitalrag.graph.version import LEGACY_POINTER, Staged, Version, current, load_consistent, switch
 from vitalrag.graph.store import GraphStore
@@ -226,7 +226,7 @@ class RetrievalIndex:
 
     def _save(self) -> str:
         self.folder.mkdir(parents=True, exist_ok=True)
-        snap = Path(tempfile.mkdtemp(prefix="retrieval-", dir=self.folder))
+        snap = temp_dir(self.folder, "retrieval-")  # the umask's mode (mkdtemp: 0700)
         try:
             # orjson writes the dataclasses' fields as they are (UTF-8, the same JSON as to_dict)
             (snap / "views.json").write_bytes(orjson.dumps(self.views))
