@@ -343,7 +343,7 @@ def diagnose(r: Retriever, q: Question, depth: int = 400) -> dict:
         if oid not in objects:
             objects.append(oid)
         if oid not in first:
-            first[oid] = (i, len(objects), dict(h.ranks))
+            first[oid] = (i, len(objects), dict(h.retrievers))
     for g in q.gold:
         view_rank, obj_rank, ranks = first.get(g["id"], (None, None, {}))
         out.append({"gold": g["id"], "view_rank": view_rank, "object_rank": obj_rank, "ranks": ranks})

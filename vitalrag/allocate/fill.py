@@ -35,7 +35,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vitalrag.allocate.agent_render import CallSite, display_identifier, full_agent_rendering, render_for_agent
+from vitalrag.allocate.agent_render import (
+    GAP,
+    CallSite,
+    display_identifier,
+    full_agent_rendering,
+    render_for_agent,
+)
 from vitalrag.allocate.base import (
     Allocation,
     AllocationRequest,
@@ -51,6 +57,7 @@ from vitalrag.allocate.render import Rendering
 from vitalrag.allocate.source import ObjectText
 from vitalrag.allocate.vital import ObjectGroup, SameFile, quotient
 from vitalrag.model import split_lines
+from vitalrag.tokens import TokenCounter
 
 TestsMode = Literal["auto", "include", "exclude"]
 TESTS_MODES: tuple[str, ...] = ("auto", "include", "exclude")
@@ -158,6 +165,10 @@ class FillPolicy:
     #: the share of B kept from filling for the outline: the definition lines of the
     #: next-ranked objects (with whatever filling left over)
     outline: float = 0.0
+    #: an object's rank score is multiplied by 1 + path_boost for each query word its file's name holds
+    path_boost: float = 0.0
+    #: a slot shows the definition line of each retrieved object that contains it (its class)
+    outer_lines: bool = False
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         p = request.params
@@ -187,9 +198,23 @@ class FillPolicy:
                 per_file[c.text.file] = per_file.get(c.text.file, 0.0) + c.score
             cands = [dataclasses.replace(c, score=c.score + self.file_boost * (per_file[c.text.file] - c.score))
                      for c in cands]
+        if self.path_boost:
+            words = request.query_tokens
+            cands = [dataclasses.replace(c, score=c.score * (1 + self.path_boost * len(
+                words & identifier_tokens(c.text.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]))))
+                for c in cands]
         cands.sort(key=lambda c: (c.tier, -c.score, c.key))
         n = len(cands)
         rank_of = {c.key: i for i, c in enumerate(cands, 1)}
+        self_outer: dict[ObjectKey, list[ObjectText]] = {}
+        if self.outer_lines:
+            by_file: dict[str, list[_Candidate]] = {}
+            for c in cands:
+                by_file.setdefault(c.text.file, []).append(c)
+            for c in cands:
+                outer = [o.text for o in by_file[c.text.file] if _contains(o.text, c.text)]
+                if outer:
+                    self_outer[c.key] = sorted(outer, key=lambda t: t.start_line)
         slots: list[_Slot] = []
 
         def place(c: _Candidate) -> bool:
@@ -245,9 +270,10 @@ class FillPolicy:
         calls = [_call_site(s.cand) for s in slots]
         fulls = [full_agent_rendering(s.cand.text, request.counter, call=call, line_numbers=self.line_numbers)
                  for s, call in zip(slots, calls)]
-        shares = token_authority([f.tokens for f in fulls], p.budget, p.b_obj, p.b_min)
+        extras = [self._outer(s.cand.text, self_outer.get(s.cand.key, ()), request.counter)[2] for s in slots]
+        shares = token_authority([f.tokens + e for f, e in zip(fulls, extras)], p.budget, p.b_obj, p.b_min)
         for s, call, b, full in zip(slots, calls, shares, fulls):
-            renders.append(self._render(s, b, call, request, full))
+            renders.append(self._render(s, b, call, request, full, self_outer.get(s.cand.key, ())))
         used = sum(r.tokens for r in renders)
         # filling: further objects in rank order while the budget lasts
         stop = ""
@@ -267,7 +293,8 @@ class FillPolicy:
             call = _call_site(c)
             full = full_agent_rendering(c.text, request.counter, call=call, line_numbers=self.line_numbers)
             left = p.budget - reserve - used
-            share = min(full.tokens, p.b_obj if self.fill_cap is None else self.fill_cap, left)
+            extra = self._outer(c.text, self_outer.get(c.key, ()), request.counter)[2]
+            share = min(full.tokens + extra, p.b_obj if self.fill_cap is None else self.fill_cap, left)
             if share < min(full.tokens, p.b_min):
                 if self.outline:
                     stop = "outline"
@@ -277,7 +304,7 @@ class FillPolicy:
                         f"its floor min(d={full.tokens}, b_min={p.b_min})")
                 fates[c.key] = stop
                 continue
-            r = self._render(s, share, call, request, full)
+            r = self._render(s, share, call, request, full, self_outer.get(c.key, ()))
             if r.tokens == 0:
                 fates[c.key] = f"object ranked {rank_of[c.key]} of {n}: not even its descriptor fits"
                 continue
@@ -302,10 +329,39 @@ class FillPolicy:
             used += line_r.tokens
         return self._finish(request, slots, renders, groups, fates)
 
+    def _outer(self, obj: ObjectText, outer: Sequence[ObjectText], counter: TokenCounter
+               ) -> tuple[str, list[int], int]:
+        """The definition lines of the retrieved objects containing ``obj``, each
+        followed by a gap: (text, their line numbers, tokens)."""
+        prefix = ""
+        lines: list[int] = []
+        width = len(str(obj.end_line))
+        for o in outer:
+            line = definition_line(o)
+            if line is None or not o.verbatim:
+                continue
+            code = o.lines[line - o.start_line].rstrip()
+            prefix += (f"{line:>{width}} {code}\n" if self.line_numbers else code + "\n") + GAP
+            lines.append(line)
+        return prefix, lines, counter.count(prefix) if prefix else 0
+
     def _render(self, s: _Slot, budget: int, call: CallSite | None, request: AllocationRequest,
-                full: Rendering) -> Rendering:
-        return render_for_agent(s.cand.text, request.query_tokens, budget, request.counter,
-                                focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
+                full: Rendering, outer: Sequence[ObjectText] = ()) -> Rendering:
+        prefix, lines, extra = self._outer(s.cand.text, outer, request.counter)
+        if not prefix or extra >= budget // 2:
+            return render_for_agent(s.cand.text, request.query_tokens, budget, request.counter,
+                                    focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
+        r = render_for_agent(s.cand.text, request.query_tokens, budget - extra, request.counter,
+                             focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
+        if not r.text:
+            return r
+        head, _, body = r.text.partition("\n")
+        at = f"--- {s.cand.text.path}:"
+        if head.startswith(at):  # the descriptor names every shown line, the container's first
+            head = at + ",".join(map(str, lines)) + "," + head[len(at):]
+        text = f"{head}\n{prefix}{body}"
+        n = request.counter.count(text)
+        return Rendering(text, n, r.full_tokens + extra, tuple(sorted({*((x, x) for x in lines), *r.spans})))
 
     def _finish(self, request: AllocationRequest, slots: Sequence[_Slot], renders: Sequence[Rendering],
                 groups: Sequence[ObjectGroup], fates: Mapping[ObjectKey, str]) -> Allocation:
