@@ -1,0 +1,168 @@
+"""Retrieval served by Neo4j beside the embedded store: views/s written, warm query latency.
+
+    NEO4J_URI=bolt://127.0.0.1:7687 python bench/neo4j_retrieval.py [PATH] [--views 100000]
+        [--queries 100] [--in-flight 8] [--model hashing-384]
+
+PATH (default: this checkout's ``vitalrag`` package) is indexed into an embedded
+store and into Neo4j, its views embedded once (``--model``; the hashing embedder
+by default, so the bench needs no model and embedding time stays out of it).
+Copies of its views under other repository names fill Neo4j up to ``--views``
+(views only: no graph, they are there to be searched past). Then:
+
+- write: views and vectors pushed into Neo4j per second (embedding excluded),
+  first write and an unchanged re-push (incremental: hashes compared only);
+- latency: warm p50/p95 of ``get_context`` (fused retrieval + vital-fill) on the
+  real repository, one call at a time on both stores and ``--in-flight`` calls
+  at once on Neo4j, with dense (vector index), BM25 (fulltext) and the walk alone.
+
+Everything written goes under a repository prefix of its own and is removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from _common import pct, queries
+
+from vitalrag.allocate.context import context_from
+from vitalrag.graph.memory import MemoryStore
+from vitalrag.graph.neo4j import Neo4jStore
+from vitalrag.graph.neo4j_views import Neo4jViews
+from vitalrag.ingest import index_repository
+from vitalrag.model import CodeObject
+from vitalrag.retrieve.api import Retriever
+from vitalrag.retrieve.dense import make_embedder
+from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.retrieve.server_index import ServerIndex, push_views
+
+
+def timed(fn, qs):  # noqa: ANN001, ANN202
+    out = []
+    for q in qs:
+        t = time.perf_counter()
+        fn(q)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def in_flight(fn, qs, n):  # noqa: ANN001, ANN202
+    def one(q):  # noqa: ANN001, ANN202
+        t = time.perf_counter()
+        fn(q)
+        return (time.perf_counter() - t) * 1000
+
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(one, qs))
+
+
+def row(name: str, xs: list[float]) -> None:
+    print(f"  {name:<40} p50 {statistics.median(xs):8.1f} ms   p95 {pct(xs, 95):8.1f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("path", nargs="?", default=str(Path(__file__).parents[1] / "vitalrag"))
+    ap.add_argument("--views", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--in-flight", type=int, default=8)
+    ap.add_argument("--model", default="hashing-384")
+    args = ap.parse_args()
+    uri = os.environ.get("NEO4J_URI") or sys.exit("set NEO4J_URI (scripts/neo4j-local start)")
+    prefix = f"bench18{uuid.uuid4().hex[:8]}"
+    repo = f"{prefix}main"
+    embedder = make_embedder(args.model)
+    embedder.encode(["warm up"])
+    server = Neo4jStore.from_uri(uri)
+    views = Neo4jViews(server)
+    copies: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        local = MemoryStore(Path(tmp) / "idx")
+        try:
+            index_repository(args.path, local, name=repo, workers=1)
+            index_repository(args.path, server, name=repo, workers=1)
+            index, _ = RetrievalIndex.build(local, Path(tmp) / "idx", embedder=embedder)
+            n = len(index.views)
+            print(f"{args.path}: {n} views, model {index.model}")
+            assert index.dense is not None
+            vectors = index.dense.vectors()
+            filler = []
+            while n * (1 + len(copies)) < args.views:
+                name = f"{prefix}copy{len(copies)}"
+                copies.append(name)
+                # a repository node, so the copy counts as a repository of the graph (a
+                # push removes the views of repositories the graph does not hold)
+                server.upsert_objects([CodeObject(id=name, kind="repository", name=name, qualname=name,
+                                                  repo=name, path="")])
+                filler.extend(dataclasses.replace(v, id=f"{name}|{v.id}", object_id=f"{name}|{v.object_id}",
+                                                  repo=name) for v in index.views)
+            big = RetrievalIndex(Path(tmp) / "big", [*index.views, *filler],
+                                 index.sparse, None, index.model)
+            import numpy as np
+
+            from vitalrag.retrieve.dense import DenseIndex
+
+            big.dense = DenseIndex.build(np.concatenate([vectors] * (1 + len(copies))), index.model or "")
+            t = time.perf_counter()
+            push_views(server, big, [repo, *copies])
+            first = time.perf_counter() - t
+            t = time.perf_counter()
+            push_views(server, big, [repo, *copies])
+            again = time.perf_counter() - t
+            total = len(big.views)
+            print(f"write into Neo4j ({total} views with {vectors.shape[1]}-d vectors, "
+                  f"VITALRAG_NEO4J_WRITERS={server.settings.writers}, batch {server.settings.batch_size}):")
+            print(f"  first write   {first:7.1f} s   {total / first:9.0f} views/s")
+            print(f"  unchanged     {again:7.1f} s   {total / again:9.0f} views/s (hashes compared only)")
+            print(f"  views in Neo4j now: {views.count()}")
+
+            qs = queries(local, args.queries)
+            ref = Retriever(local, RetrievalIndex.load(Path(tmp) / "idx"), embedder)
+            served = Retriever(server, ServerIndex.open(server), embedder)  # type: ignore[arg-type]
+            for r in (ref, served):  # warm: caches, page cache, index readers
+                for q in qs[:10]:
+                    context_from(r, q, repo=repo)
+            print(f"warm latency over {len(qs)} queries (repository {repo}, --repo given):")
+            row("get_context, embedded store", timed(lambda q: context_from(ref, q, repo=repo), qs))
+            row("get_context, Neo4j", timed(lambda q: context_from(served, q, repo=repo), qs))
+            row(f"get_context, Neo4j, {args.in_flight} in flight",
+                in_flight(lambda q: context_from(served, q, repo=repo), qs, args.in_flight))
+            for retriever in ("dense", "bm25", "walk"):
+                row(f"search {retriever}, embedded store",
+                    timed(lambda q, r=retriever: ref.search(q, retriever=r, repo=repo, k=50), qs))
+                row(f"search {retriever}, Neo4j",
+                    timed(lambda q, r=retriever: served.search(q, retriever=r, repo=repo, k=50), qs))
+            for retriever in ("dense", "bm25", "walk", "fused"):
+                shared = []
+                for q in qs:
+                    a = {h.view.id for h in ref.search(q, retriever=retriever, repo=repo, k=20)}
+                    b = {h.view.id for h in served.search(q, retriever=retriever, repo=repo, k=20)}
+                    shared.append(len(a & b) / max(1, len(a), len(b)))
+                print(f"  {retriever:<6} top-20 views shared with the embedded store: "
+                      f"{100 * statistics.mean(shared):.1f}%")
+            same = jaccard = 0.0
+            for q in qs:
+                a = {s.key for s in context_from(ref, q, repo=repo).record.slots}
+                b = {s.key for s in context_from(served, q, repo=repo).record.slots}
+                same += a == b
+                jaccard += len(a & b) / max(1, len(a | b))
+            print(f"same objects in the context: {same:.0f} of {len(qs)} queries; "
+                  f"mean Jaccard of the object sets {jaccard / len(qs):.3f}")
+        finally:
+            views.delete_repositories([repo, *copies])
+            for name in (repo, *copies):
+                server.delete_repository(name)
+            server.delete_objects(copies)
+            server.close()
+
+
+if __name__ == "__main__":
+    main()
