@@ -131,3 +131,14 @@ def test_a_failed_run_leaves_no_segments(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
     assert list((tmp_path / "facts").iterdir()) == []
+
+
+def test_a_pipe_in_place_of_the_cache_is_not_read(tmp_path):
+    """A folder handed over with a FIFO there would block the index forever."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "py_resolution", repo)
+    (tmp_path / "facts").mkdir()
+    os.mkfifo(tmp_path / "facts" / "r.jsonl.gz")
+    report = index_repository(repo, MemoryStore(tmp_path / "s"), name="r", workers=1, cache_dir=tmp_path / "facts")
+    assert report.parsed == 9
+    assert (tmp_path / "facts" / "r.jsonl.gz").is_file()

@@ -108,6 +108,10 @@ class FactsCache:
     def _lines(self) -> Iterator[bytes]:
         """The entry lines of the file, none when it is missing, of another
         version or unreadable (up to where it can be read)."""
+        if os.path.lexists(self.path) and not self.path.is_file():
+            # a pipe or a device would block or never end: only a regular file is read
+            log.warning("ignoring facts cache %s: not a regular file", self.path)
+            return
         try:
             fh = gzip.open(self.path, "rb")
         except FileNotFoundError:
