@@ -452,7 +452,7 @@ def test_the_saved_graph_is_the_same_whatever_the_workers(tmp_path, monkeypatch)
     edges and unresolved references are saved in the order they were made)."""
     import orjson
 
-    from tests_support import make_java_tree
+    from tests_support import graph_file, make_java_tree
 
     root = make_java_tree(tmp_path / "j", files=50)
     (root / "src" / "p" / "Imports.java").write_text(
@@ -463,7 +463,7 @@ def test_the_saved_graph_is_the_same_whatever_the_workers(tmp_path, monkeypatch)
     for workers in (1, 2, 3):
         store = MemoryStore(tmp_path / f"w{workers}")
         index_repository(root, store, name="j", workers=workers)
-        data = orjson.loads((tmp_path / f"w{workers}" / "graph.json").read_bytes())
+        data = orjson.loads(graph_file(tmp_path / f"w{workers}").read_bytes())
         data.pop("meta")
         saved.append(data)
     assert saved[0] == saved[1] == saved[2]

@@ -199,7 +199,7 @@ def _prepare_write(store_location: str, index_dir: str | None, model: str | None
 
     embedder = make_embedder(model) if embed else None
     if embedder is not None:
-        _ = embedder.dim  # the model loads lazily otherwise, after graph.json was rewritten
+        _ = embedder.dim  # the model loads lazily otherwise, after the graph was written
     folder = index_folder(store_location, index_dir)
     check_writable(folder)
     if not is_server_uri(store_location) and Path(store_location) != folder:

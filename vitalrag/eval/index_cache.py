@@ -21,7 +21,7 @@ from pathlib import Path
 from vitalrag.errors import InputError
 from vitalrag.eval.corpora import cache_root
 from vitalrag.files import temp_dir
-from vitalrag.graph.memory import GRAPH_FILE, MemoryStore
+from vitalrag.graph.memory import MemoryStore, graph_path
 from vitalrag.model import SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None 
         raise InputError(f"corpus folder {src} does not exist (fetch it again with `vitalrag eval corpus fetch`)")
     base = cache or index_cache_root()
     folder = base / f"{name}-{corpus_key(src, name)}"
-    if (folder / GRAPH_FILE).is_file():
+    if graph_path(folder) is not None:
         log.info("using the cached index of %s at %s", name, folder)
         return MemoryStore.open(folder, create=False)
     base.mkdir(parents=True, exist_ok=True)
