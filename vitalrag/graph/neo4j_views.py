@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,11 +86,11 @@ class Neo4jViews:
             self.store._write(q.view_vector_index(dim))
         self.store._write(q.SCHEMA_AWAIT)
 
-    def write_repository(self, repo: str, views: Sequence[View], tokens: Sequence[Sequence[str]],
+    def write_repository(self, repo: str, views: Sequence[View], tokenize: Callable[[str], Sequence[str]],
                          vectors: Any | None, model: str | None) -> ViewWrite:
-        """Make the store's views of ``repo`` exactly ``views`` (``tokens``: each
-        view's BM25 tokens; ``vectors``: a float32 matrix in the views' order, or
-        None without embeddings)."""
+        """Make the store's views of ``repo`` exactly ``views`` (``tokenize``: a
+        text's BM25 tokens, asked only for the views written; ``vectors``: a float32
+        matrix in the views' order, or None without embeddings)."""
         dim = int(vectors.shape[1]) if vectors is not None and len(views) else None
         if vectors is not None and len(vectors) != len(views):
             raise InputError(f"{len(views)} views of {repo} but {len(vectors)} embeddings")
@@ -105,7 +105,7 @@ class Neo4jViews:
             new_ids.add(v.id)
             if old.get(v.id) == h:
                 continue
-            row: dict[str, Any] = {"props": {**v.to_dict(), "hash": h, "search": search_text(tokens[i])}}
+            row: dict[str, Any] = {"props": {**v.to_dict(), "hash": h, "search": search_text(tokenize(v.text))}}
             if vectors is not None and dim is not None and vectors[i].any():
                 row["embedding"] = vectors[i].tolist()
                 rows.append((create, row))
@@ -170,12 +170,13 @@ class Neo4jViews:
         records = self.store._read(q.SEARCH_VIEWS_EXACT, vector=list(vector), n=n, repos=list(repos))
         return [(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records]
 
-    def names(self, names: Iterable[str]) -> dict[str, list[str]]:
-        """Object ids by name (from body and signature views)."""
+    def names(self, names: Iterable[str], repos: Sequence[str] | None = None) -> dict[str, list[str]]:
+        """Object ids by name (from body and signature views), of ``repos`` (None: all)."""
         wanted = sorted(set(names))
         if not wanted:
             return {}
-        return {r["name"]: sorted(r["ids"]) for r in self.store._read(q.VIEW_NAMES, names=wanted)}
+        records = self.store._read(q.VIEW_NAMES, names=wanted, repos=None if repos is None else list(repos))
+        return {r["name"]: sorted(r["ids"]) for r in records}
 
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         """The body view of each object that has one (the first by id)."""

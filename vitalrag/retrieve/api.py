@@ -132,7 +132,9 @@ class Retriever:
 
     def walk(self, query: str, k: int, *, repo: str | None, file: str | None,
              line: int | None, allowed: frozenset[str] | None = None) -> Hits:
-        names = self.index.names_of(identifiers(query))
+        # anchors only in the repositories searched: a name shared with another
+        # repository would otherwise split its weight with objects never returned
+        names = self.index.names_of(identifiers(query), allowed)
         seeds = anchors(self.store, query, names, repo=repo, path=file, line=line, config=self.walk_config)
         scores = walk(self.store, seeds, self.walk_config)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -18,6 +18,7 @@ leaves the old pair. Older folders name their snapshot in ``retrieval.json``.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -83,8 +84,9 @@ class ViewIndex(Protocol):
 
     def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits: ...
 
-    def names_of(self, identifiers: Iterable[str]) -> Mapping[str, Sequence[str]]:
-        """Object ids by name, for the identifiers asked about (the walk's anchors)."""
+    def names_of(self, identifiers: Iterable[str], allowed: frozenset[str] | None) -> Mapping[str, Sequence[str]]:
+        """Object ids by name, for the identifiers asked about (the walk's anchors),
+        of the allowed repositories."""
 
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         """The body view of each object that has one."""
@@ -125,6 +127,11 @@ class RetrievalIndex:
         self.names = {k: sorted(s) for k, s in names.items()}
         self.by_object = dict(by_object)
 
+    @functools.cached_property
+    def repos(self) -> frozenset[str]:
+        """The repositories this index holds views of."""
+        return frozenset(v.repo for v in self.views)
+
     # -- ViewIndex ----------------------------------------------------------------
     @property
     def size(self) -> int:
@@ -151,7 +158,7 @@ class RetrievalIndex:
     def _restricted(self, fetch: Callable[[int], list[tuple[int, float]]], k: int,
                     allowed: frozenset[str] | None) -> Hits:
         views = self.views
-        if allowed is None:
+        if allowed is None or self.repos <= allowed:  # a filter that keeps every view filters nothing
             return [(views[i], s) for i, s in fetch(k)]
         size = len(views)
         n = min(size, 4 * k)
@@ -161,8 +168,16 @@ class RetrievalIndex:
                 return hits[:k]
             n = min(size, 4 * n)
 
-    def names_of(self, identifiers: Iterable[str]) -> Mapping[str, Sequence[str]]:
-        return self.names
+    def names_of(self, identifiers: Iterable[str], allowed: frozenset[str] | None) -> Mapping[str, Sequence[str]]:
+        if allowed is None:
+            return self.names
+        out = {}
+        for ident in identifiers:
+            # an object id starts with its repository's name and a colon
+            ids = [i for i in self.names.get(ident, ()) if i.split(":", 1)[0] in allowed]
+            if ids:
+                out[ident] = ids
+        return out
 
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         out: dict[str, View] = {}

@@ -149,8 +149,8 @@ class ServerIndex:
                 return hits[:k]
         return self.views.nearest_exact(query, k, repos)
 
-    def names_of(self, identifiers: Iterable[str]) -> Mapping[str, Sequence[str]]:
-        return self.views.names(identifiers)
+    def names_of(self, identifiers: Iterable[str], allowed: frozenset[str] | None) -> Mapping[str, Sequence[str]]:
+        return self.views.names(identifiers, None if allowed is None else sorted(allowed))
 
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         return self.views.bodies(object_ids)
@@ -178,9 +178,8 @@ def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | 
     for n, repo in enumerate(wanted, 1):
         pos = by_repo.get(repo, [])
         repo_views = [index.views[i] for i in pos]
-        tokens = [code_tokens(v.text) for v in repo_views]
         matrix = vectors[pos] if vectors is not None else None
-        out.append(views.write_repository(repo, repo_views, tokens, matrix, index.model))
+        out.append(views.write_repository(repo, repo_views, code_tokens, matrix, index.model))
         if progress:
             progress("push views", n, len(wanted))
     stale = sorted(set(views.models()) - set(store.repositories()))
