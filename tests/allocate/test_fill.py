@@ -295,3 +295,56 @@ def test_a_block_too_big_for_the_share_shows_whole_lines_around_the_anchor(count
         head, shown = parse(r.text)
         assert sorted(shown) == list(range(a, z + 1))
         assert all(o.lines[n - 1] == text for n, text in shown.items())
+
+
+# -- the outline and containers' definition lines ---------------------------------------
+
+def _big(i: int) -> ObjectText:
+    return obj("pkg/big.py", f"f{i}", "\n".join([f"@cached", f"def f{i}(a, b):"]
+                                                + [f"    x_{j} = compute({j}, {i})" for j in range(60)]),
+               start=100 * i + 1)
+
+
+def test_the_outline_shows_the_next_objects_definition_lines_in_the_reserved_share(counter):
+    objects = [_big(i) for i in range(30)]
+    views = [sv(o, 1.0 - i / 40) for i, o in enumerate(objects)]
+    budget = 8192  # the core's five Eq. 4 shares leave room to fill
+    rec = run("compute", views, objects, counter=counter, budget=budget,
+              policy=FillPolicy(outline=0.2)).record
+    roles = [s.role for s in rec.slots]
+    assert "outline" in roles and roles.index("outline") >= 5
+    assert roles[roles.index("outline"):] == ["outline"] * roles.count("outline")  # the tail, in rank order
+    filled = sum(s.tokens for s in rec.slots if s.role != "outline")
+    assert filled <= budget - int(0.2 * budget) and rec.tokens <= budget
+    for s in rec.slots:
+        if s.role != "outline":
+            continue
+        o = next(o for o in objects if o.key == s.key)
+        assert s.spans == ((o.start_line + 1, o.start_line + 1),)  # past the decorator: the def line
+    alloc = run("compute", views, objects, counter=counter, budget=budget, policy=FillPolicy(outline=0.2))
+    part = alloc.parts[roles.index("outline")]
+    head, shown = parse(part)
+    line = rec.slots[roles.index("outline")].spans[0][0]
+    assert head["spans"] == str(line) and list(shown) == [line] and shown[line].startswith("def f")
+    assert counter.count(alloc.text) == alloc.record.tokens
+    # without the outline the same budget is filled with whole objects only
+    plain = run("compute", views, objects, counter=counter, budget=budget).record
+    assert "outline" not in [s.role for s in plain.slots]
+
+
+def test_a_member_shows_the_definition_line_of_its_retrieved_class(counter):
+    cls = obj("pkg/a.py", "Parser", "class Parser:\n    x = 1\n\n    def parse(self):\n        return 2\n"
+              "\n    def peek(self):\n        return 3", start=10, kind="class")
+    member = obj("pkg/a.py", "Parser.parse", "    def parse(self):\n        return 2", start=13,
+                 kind="method")
+    views = [sv(member, 2.0), sv(cls, 1.0, "signature", text="class Parser:")]
+    alloc = run("parse", views, [cls, member], counter=counter, policy=FillPolicy(outer_lines=True))
+    rec = alloc.record
+    assert [s.key for s in rec.slots] == [member.key]  # the class takes no slot of its own
+    assert rec.slots[0].spans == ((10, 10), (13, 14))
+    head, shown = parse(alloc.parts[0])
+    assert head["spans"] == "10,13-14" and shown == {10: "class Parser:", 13: "    def parse(self):",
+                                                     14: "        return 2"}
+    assert "\n⋮\n" in alloc.parts[0] and counter.count(alloc.text) == rec.tokens
+    off = run("parse", views, [cls, member], counter=counter).record
+    assert off.slots[0].spans == ((13, 14),)

@@ -277,7 +277,7 @@ class FillPolicy:
         used = sum(r.tokens for r in renders)
         # filling: further objects in rank order while the budget lasts
         stop = ""
-        reserve = int(p.budget * self.outline)
+        reserve = int(p.budget * self.outline)  # kept from filling (the core takes its Eq. 4 shares of B)
         tail: list[_Candidate] = []
         for c in rest:
             if stop and self.outline:
@@ -433,7 +433,7 @@ def outline_rendering(obj: ObjectText, counter, line_numbers: bool) -> Rendering
     whole = f"{obj.start_line}-{obj.end_line}"
     head = f"--- {obj.path}:{line} {display_identifier(obj.identifier)}"
     head += "" if whole == str(line) or obj.start_line == obj.end_line else f" (of {whole})"
-    text = f"{head}\n{f'{line}  ' if line_numbers else ''}{code}\n"
+    text = f"{head}\n{f'{line} ' if line_numbers else ''}{code}\n"
     n = counter.count(text)
     d = n if obj.start_line == obj.end_line else full_agent_rendering(obj, counter, line_numbers=line_numbers).tokens
     return Rendering(text, n, max(d, n), ((line, line),))
