@@ -159,3 +159,26 @@ def test_a_query_of_lucene_syntax_is_searched_as_words(indexed, neo4j_url, repo)
     finally:
         store.close()
     assert all(v.repo == repo for v, _ in raw)
+
+
+@pytest.mark.neo4j
+def test_the_service_serves_from_the_server_with_nothing_local(indexed, neo4j_url, repo, monkeypatch):
+    """What ``vitalrag serve --store URI`` runs: the model and the URI, no index folder."""
+    from vitalrag.serve.service import ContextService
+
+    ref, empty = indexed
+    monkeypatch.chdir(empty)
+    service = ContextService(neo4j_url).open()
+    try:
+        served = service.get_context(QUERIES[0], repo=repo)
+        status = service.index_status()
+    finally:
+        service.close()
+    local = ContextService(str(ref)).open()
+    try:
+        expected = local.get_context(QUERIES[0])
+    finally:
+        local.close()
+    assert served["context"] and {o["id"] for o in served["objects"]} == {o["id"] for o in expected["objects"]}
+    assert status["dense"] and status["views"] >= len(RetrievalIndex.load(ref).views)
+    assert list(empty.iterdir()) == []
