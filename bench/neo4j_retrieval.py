@@ -145,7 +145,7 @@ def main() -> None:
                 for q in qs:
                     a = {h.view.id for h in ref.search(q, retriever=retriever, repo=repo, k=20)}
                     b = {h.view.id for h in served.search(q, retriever=retriever, repo=repo, k=20)}
-                    shared.append(len(a & b) / max(1, len(a), len(b)))
+                    shared.append(len(a & b) / max(len(a), len(b)) if a or b else 1.0)  # both empty: agree
                 print(f"  {retriever:<6} top-20 views shared with the embedded store: "
                       f"{100 * statistics.mean(shared):.1f}%")
             same = jaccard = 0.0
