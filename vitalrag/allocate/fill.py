@@ -270,10 +270,17 @@ class FillPolicy:
         calls = [_call_site(s.cand) for s in slots]
         fulls = [full_agent_rendering(s.cand.text, request.counter, call=call, line_numbers=self.line_numbers)
                  for s, call in zip(slots, calls)]
-        extras = [self._outer(s.cand.text, self_outer.get(s.cand.key, ()), request.counter)[2] for s in slots]
+        outer_memo: dict[ObjectKey, tuple[str, list[int], int]] = {}
+
+        def outer_of(c: _Candidate) -> tuple[str, list[int], int]:
+            if c.key not in outer_memo:
+                outer_memo[c.key] = self._outer(c.text, self_outer.get(c.key, ()), request.counter)
+            return outer_memo[c.key]
+
+        extras = [outer_of(s.cand)[2] for s in slots]
         shares = token_authority([f.tokens + e for f, e in zip(fulls, extras)], p.budget, p.b_obj, p.b_min)
         for s, call, b, full in zip(slots, calls, shares, fulls):
-            renders.append(self._render(s, b, call, request, full, self_outer.get(s.cand.key, ())))
+            renders.append(self._render(s, b, call, request, full, outer_of(s.cand)))
         used = sum(r.tokens for r in renders)
         # filling: further objects in rank order while the budget lasts
         stop = ""
@@ -293,7 +300,7 @@ class FillPolicy:
             call = _call_site(c)
             full = full_agent_rendering(c.text, request.counter, call=call, line_numbers=self.line_numbers)
             left = p.budget - reserve - used
-            extra = self._outer(c.text, self_outer.get(c.key, ()), request.counter)[2]
+            extra = outer_of(c)[2]
             share = min(full.tokens + extra, p.b_obj if self.fill_cap is None else self.fill_cap, left)
             if share < min(full.tokens, p.b_min):
                 if self.outline:
@@ -304,7 +311,7 @@ class FillPolicy:
                         f"its floor min(d={full.tokens}, b_min={p.b_min})")
                 fates[c.key] = stop
                 continue
-            r = self._render(s, share, call, request, full, self_outer.get(c.key, ()))
+            r = self._render(s, share, call, request, full, outer_of(c))
             if r.tokens == 0:
                 fates[c.key] = f"object ranked {rank_of[c.key]} of {n}: not even its descriptor fits"
                 continue
@@ -346,8 +353,8 @@ class FillPolicy:
         return prefix, lines, counter.count(prefix) if prefix else 0
 
     def _render(self, s: _Slot, budget: int, call: CallSite | None, request: AllocationRequest,
-                full: Rendering, outer: Sequence[ObjectText] = ()) -> Rendering:
-        prefix, lines, extra = self._outer(s.cand.text, outer, request.counter)
+                full: Rendering, outer: tuple[str, list[int], int] = ("", [], 0)) -> Rendering:
+        prefix, lines, extra = outer
         if not prefix or extra >= budget // 2:
             return render_for_agent(s.cand.text, request.query_tokens, budget, request.counter,
                                     focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
@@ -407,12 +414,12 @@ class FillPolicy:
 
 
 def definition_line(obj: ObjectText) -> int | None:
-    """The file line where ``obj`` is defined: the first of its lines that names it
-    (past decorators and annotations), else its first non-blank line."""
+    """The file line where ``obj`` is defined: the first of its first 40 lines that
+    names it (past decorators and annotations), else its first non-blank line."""
     name = re.sub(r"#\w+|\(.*\)$", "", obj.identifier).rsplit(".", 1)[-1]
     pattern = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])") if name else None
     first = None
-    for i, line in enumerate(obj.lines):
+    for i, line in enumerate(obj.lines[:40]):
         if not line.strip():
             continue
         if first is None:
