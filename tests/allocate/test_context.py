@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from vitalrag.allocate import AllocationRecord, context, context_from, policy_names
+from vitalrag.allocate.context import DEFAULT_POOL, FUSION_WEIGHTS
 from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
@@ -62,7 +63,8 @@ def test_every_policy_end_to_end(store_dir, policy):
     assert record.policy == policy and record.query == QUERY
     # K caps the paper's policies; vital-fill keeps admitting objects while B lasts
     assert 1 <= len(record.slots) and (policy == "vital-fill" or len(record.slots) <= 5)
-    assert record.params["retriever"] == "fused" and record.params["pool"] == 50
+    assert record.params["retriever"] == "fused" and record.params["pool"] == DEFAULT_POOL == 100
+    assert record.params["weights"] == FUSION_WEIGHTS
     assert result.text == "".join(result.parts)
     # the controls paste retrieved views as written; VITAL-RAG shows definitions after a descriptor
     verbatim = record.params["rendering"] == "verbatim"

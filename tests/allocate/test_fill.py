@@ -34,7 +34,11 @@ def sv(o: ObjectText, score: float, kind: str = "body", *, text: str | None = No
                            s + len(body.splitlines()) - 1, body, repo=REPO), score)
 
 
-def run(query, views, objects, policy=FillPolicy(), **p):
+#: the filling rule alone: no outline, no containers' lines
+PLAIN = FillPolicy(outline=0.0, outer_lines=False)
+
+
+def run(query, views, objects, policy=PLAIN, **p):
     return allocate(query, views, policy=policy, source=MappingObjectSource({o.key: o for o in objects}), **p)
 
 
@@ -108,6 +112,10 @@ def test_shares_and_renderings_hold_their_promises(counter, data, p, query, test
         # every numbered line is the source line of that number, whole; the
         # descriptor names exactly the shown ranges
         for n, text in shown.items():
+            if n < src.start_line:  # the definition line of a retrieved object containing it
+                assert any(o.file == src.file and o.start_line <= n and src.end_line <= o.end_line
+                           and o.lines[n - o.start_line] == text for o in objects.values())
+                continue
             assert src.lines[n - src.start_line] == text
         assert sorted(shown) == [n for a, b in slot.spans for n in range(a, b + 1)]
         assert head["spans"] == ",".join(f"{a}-{b}" if a != b else f"{a}" for a, b in slot.spans)
@@ -310,7 +318,7 @@ def test_the_outline_shows_the_next_objects_definition_lines_in_the_reserved_sha
     views = [sv(o, 1.0 - i / 40) for i, o in enumerate(objects)]
     budget = 8192  # the core's five Eq. 4 shares leave room to fill
     rec = run("compute", views, objects, counter=counter, budget=budget,
-              policy=FillPolicy(outline=0.2)).record
+              policy=FillPolicy(outline=0.2, outer_lines=False)).record
     roles = [s.role for s in rec.slots]
     assert "outline" in roles and roles.index("outline") >= 5
     assert roles[roles.index("outline"):] == ["outline"] * roles.count("outline")  # the tail, in rank order
@@ -321,14 +329,14 @@ def test_the_outline_shows_the_next_objects_definition_lines_in_the_reserved_sha
             continue
         o = next(o for o in objects if o.key == s.key)
         assert s.spans == ((o.start_line + 1, o.start_line + 1),)  # past the decorator: the def line
-    alloc = run("compute", views, objects, counter=counter, budget=budget, policy=FillPolicy(outline=0.2))
+    alloc = run("compute", views, objects, counter=counter, budget=budget, policy=FillPolicy(outline=0.2, outer_lines=False))
     part = alloc.parts[roles.index("outline")]
     head, shown = parse(part)
     line = rec.slots[roles.index("outline")].spans[0][0]
     assert head["spans"] == str(line) and list(shown) == [line] and shown[line].startswith("def f")
     assert counter.count(alloc.text) == alloc.record.tokens
     # without the outline the same budget is filled with whole objects only
-    plain = run("compute", views, objects, counter=counter, budget=budget).record
+    plain = run("compute", views, objects, counter=counter, budget=budget, policy=PLAIN).record
     assert "outline" not in [s.role for s in plain.slots]
 
 
@@ -346,5 +354,5 @@ def test_a_member_shows_the_definition_line_of_its_retrieved_class(counter):
     assert head["spans"] == "10,13-14" and shown == {10: "class Parser:", 13: "    def parse(self):",
                                                      14: "        return 2"}
     assert "\n⋮\n" in alloc.parts[0] and counter.count(alloc.text) == rec.tokens
-    off = run("parse", views, [cls, member], counter=counter).record
+    off = run("parse", views, [cls, member], counter=counter, policy=PLAIN).record
     assert off.slots[0].spans == ((13, 14),)

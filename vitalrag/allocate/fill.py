@@ -22,9 +22,13 @@
    returns to the budget, and further objects are admitted in rank order, each
    with min(d_i, b_obj, budget left), until the next one would get less than
    min(d_i, b_min). The shares never add up to more than B.
-6. **Rendering** (``agent_render``): shown line ranges in the descriptor, line
+6. **Outline** (``outline``, a share of B kept from filling): once the next
+   object no longer gets its share, the objects ranked after it are shown by
+   their definition line alone (role ``outline``) while the budget lasts.
+7. **Rendering** (``agent_render``): shown line ranges in the descriptor, line
    numbers, whole statements, class header plus the members asked for, the call
-   site when a call-site view won the slot.
+   site when a call-site view won the slot; a member shows the definition line of
+   each retrieved object containing it (``outer_lines``).
 """
 
 from __future__ import annotations
@@ -164,11 +168,11 @@ class FillPolicy:
     file_boost: float = 0.0
     #: the share of B kept from filling for the outline: the definition lines of the
     #: next-ranked objects (with whatever filling left over)
-    outline: float = 0.0
+    outline: float = 0.1
     #: an object's rank score is multiplied by 1 + path_boost for each query word its file's name holds
     path_boost: float = 0.0
     #: a slot shows the definition line of each retrieved object that contains it (its class)
-    outer_lines: bool = False
+    outer_lines: bool = True
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         p = request.params
@@ -345,12 +349,13 @@ class FillPolicy:
         width = len(str(obj.end_line))
         for o in outer:
             line = definition_line(o)
-            if line is None or not o.verbatim:
-                continue
+            if line is None or not o.verbatim or line >= obj.start_line or line in lines:
+                continue  # only a line above the member's own
             code = o.lines[line - o.start_line].rstrip()
             prefix += (f"{line:>{width}} {code}\n" if self.line_numbers else code + "\n") + GAP
             lines.append(line)
-        return prefix, lines, counter.count(prefix) if prefix else 0
+        # (two tokens of slack: joined to the member's text it may tokenize a little longer)
+        return prefix, lines, counter.count(prefix) + 2 if prefix else 0
 
     def _render(self, s: _Slot, budget: int, call: CallSite | None, request: AllocationRequest,
                 full: Rendering, outer: tuple[str, list[int], int] = ("", [], 0)) -> Rendering:
@@ -368,6 +373,9 @@ class FillPolicy:
             head = at + ",".join(map(str, lines)) + "," + head[len(at):]
         text = f"{head}\n{prefix}{body}"
         n = request.counter.count(text)
+        if n > budget:  # the joined text tokenizes longer than its parts: the member alone
+            return render_for_agent(s.cand.text, request.query_tokens, budget, request.counter,
+                                    focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
         return Rendering(text, n, r.full_tokens + extra, tuple(sorted({*((x, x) for x in lines), *r.spans})))
 
     def _finish(self, request: AllocationRequest, slots: Sequence[_Slot], renders: Sequence[Rendering],
