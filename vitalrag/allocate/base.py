@@ -185,36 +185,34 @@ def render_with_authority(items: Sequence[Item], request: AllocationRequest
     return texts, slots
 
 
-def render_without_authority(items: Sequence[Item], request: AllocationRequest
-                             ) -> tuple[list[str], list[SlotRecord]]:
-    """Each item after its descriptor, from its start, clipped at min(b_obj,
-    budget left), in order."""
+def _in_order(items: Sequence[Item], request: AllocationRequest,
+              render: Callable[[ObjectText, int, TokenCounter], Rendering]
+              ) -> tuple[list[str], list[SlotRecord]]:
+    """Each item rendered by ``render`` within min(b_obj, budget left), in order."""
     counter, p = request.counter, request.params
     left = p.budget
     texts, slots = [], []
     for i, item in enumerate(items, start=1):
         allowance = min(p.b_obj, left)
-        r = render_prefix(item.text, allowance, counter)
+        r = render(item.text, allowance, counter)
         left -= r.tokens
         texts.append(r.text)
         slots.append(_slot(i, item, r, allowance))
     return texts, slots
+
+
+def render_without_authority(items: Sequence[Item], request: AllocationRequest
+                             ) -> tuple[list[str], list[SlotRecord]]:
+    """Each item after its descriptor, from its start, clipped at min(b_obj,
+    budget left), in order."""
+    return _in_order(items, request, render_prefix)
 
 
 def render_verbatim_views(items: Sequence[Item], request: AllocationRequest
                           ) -> tuple[list[str], list[SlotRecord]]:
     """Each item's text as written, no descriptor, from its first line, clipped
     at min(b_obj, budget left), in order."""
-    counter, p = request.counter, request.params
-    left = p.budget
-    texts, slots = [], []
-    for i, item in enumerate(items, start=1):
-        allowance = min(p.b_obj, left)
-        r = render_verbatim(item.text, allowance, counter)
-        left -= r.tokens
-        texts.append(r.text)
-        slots.append(_slot(i, item, r, allowance))
-    return texts, slots
+    return _in_order(items, request, render_verbatim)
 
 
 Renderer = Callable[[Sequence[Item], AllocationRequest], tuple[list[str], list[SlotRecord]]]

@@ -330,7 +330,7 @@ class FillPolicy:
             if line_r is None:
                 fates[c.key] = f"object ranked {rank_of[c.key]} of {n}: nothing to outline"
                 continue
-            if used + line_r.tokens > p.budget:
+            if used + line_r.tokens > p.budget or line_r.tokens > p.b_obj:
                 fates[c.key] = (f"object ranked {rank_of[c.key]} of {n}: its definition line "
                                 f"({line_r.tokens} tokens) did not fit the {p.budget - used} left")
                 break
