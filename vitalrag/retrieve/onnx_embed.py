@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -102,11 +103,17 @@ def export_path(model_dir: Path) -> Path:
 def export(model_dir: Path, dest: Path) -> None:
     """Trace the model's transformer (input ids, mask, token types -> token states)
     to ``dest`` with torch, atomically."""
+    # the CLI draws its own progress: keep the libraries' bars and chatter off stderr
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         import torch
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
     except ImportError as exc:
         raise NotExportable(f"exporting to ONNX needs torch and sentence-transformers ({exc})") from exc
+    hf_logging.disable_progress_bar()
     st = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
     inner: Any = st[0].auto_model
     # the eager attention traces the padding mask into the graph; sdpa's fast path
@@ -122,13 +129,15 @@ def export(model_dir: Path, dest: Path) -> None:
             return self.inner(input_ids=input_ids, attention_mask=attention_mask,
                               token_type_ids=token_type_ids).last_hidden_state
 
-    sample = st.tokenize(["def f(x): return x", "a longer text, so that the batch is padded: class A"])
+    tokenize = getattr(st, "preprocess", None) or st.tokenize  # renamed in sentence-transformers 5
+    sample = tokenize(["def f(x): return x", "a longer text, so that the batch is padded: class A"])
     names = ["input_ids", "attention_mask", "token_type_ids"]
     args = tuple(sample.get(n, torch.zeros_like(sample["input_ids"])) for n in names)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
     try:
-        with torch.no_grad():
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the tracer's warnings are about shapes it keeps dynamic
             torch.onnx.export(Tokens().eval(), args, str(tmp), input_names=names,
                               output_names=["tokens"], opset_version=17, dynamo=False,
                               dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "tokens"]})
