@@ -33,7 +33,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -162,15 +161,9 @@ class FillPolicy:
                         "numbered, statement-complete windows")
     tests: TestsMode = "auto"
     line_numbers: bool = True
-    #: the largest share an object admitted by filling gets (None: b_obj)
-    fill_cap: int | None = None
-    #: an object's rank score gains this fraction of the other candidates' scores in its file
-    file_boost: float = 0.0
     #: the share of B kept from filling for the outline: the definition lines of the
     #: next-ranked objects (with whatever filling left over)
     outline: float = 0.1
-    #: an object's rank score is multiplied by 1 + path_boost for each query word its file's name holds
-    path_boost: float = 0.0
     #: a slot shows the definition line of each retrieved object that contains it (its class)
     outer_lines: bool = True
 
@@ -196,17 +189,6 @@ class FillPolicy:
                 tier = 2
             cands.append(_Candidate(ObjectGroup(g.key, (rep, *[v for v in g.views if v is not rep])),
                                     text, score, tier))
-        if self.file_boost:
-            per_file: dict[str, float] = {}
-            for c in cands:
-                per_file[c.text.file] = per_file.get(c.text.file, 0.0) + c.score
-            cands = [dataclasses.replace(c, score=c.score + self.file_boost * (per_file[c.text.file] - c.score))
-                     for c in cands]
-        if self.path_boost:
-            words = request.query_tokens
-            cands = [dataclasses.replace(c, score=c.score * (1 + self.path_boost * len(
-                words & identifier_tokens(c.text.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]))))
-                for c in cands]
         cands.sort(key=lambda c: (c.tier, -c.score, c.key))
         n = len(cands)
         rank_of = {c.key: i for i, c in enumerate(cands, 1)}
@@ -305,7 +287,7 @@ class FillPolicy:
             full = full_agent_rendering(c.text, request.counter, call=call, line_numbers=self.line_numbers)
             left = p.budget - reserve - used
             extra = outer_of(c)[2]
-            share = min(full.tokens + extra, p.b_obj if self.fill_cap is None else self.fill_cap, left)
+            share = min(full.tokens + extra, p.b_obj, left)
             if share < min(full.tokens, p.b_min):
                 if self.outline:
                     stop = "outline"
