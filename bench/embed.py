@@ -2,12 +2,14 @@
 ``SentenceTransformer.encode`` of the same view texts, in one run.
 
     python bench/embed.py [--store DIR] [--views 2000] [--seq 256,128] [--backends torch,onnx]
+        [--no-int8]
 
 The views are a seeded sample of an index's views (``--store``; default: this
 repository indexed with ``--no-embed`` into a temporary folder), in index order,
 as ``vitalrag index`` hands them to the encoder. The baseline is the packaged
 model loaded by sentence-transformers with its defaults (``max_seq_length`` 256,
-batch 32) and ``encode(texts, normalize_embeddings=True)``. Each row gives views
+batch 32) and ``encode(texts, normalize_embeddings=True)``. The onnx backend is
+also run quantised (``+int8``) at each length, unless ``--no-int8``. Each row gives views
 per second, the speed-up over the baseline, and the cosine of its vectors with
 the baseline's (mean and minimum): 1.0000 is the same vectors.
 """
@@ -31,7 +33,7 @@ from vitalrag.retrieve.index import RetrievalIndex
 def views(store: str | None, n: int, seed: int) -> list[str]:
     if store is None:
         tmp = tempfile.mkdtemp(prefix="vitalrag-embed-bench-")
-        subprocess.run([sys.executable, "-m", "vitalrag.cli", "index", str(Path(__file__).parents[1]),
+        subprocess.run([sys.executable, "-m", "vitalrag", "index", str(Path(__file__).parents[1]),
                         "--no-embed", "--store", tmp], check=True, capture_output=True)
         store = tmp
     texts = [v.text for v in RetrievalIndex.load(Path(store)).views]
@@ -55,6 +57,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--seq", default="256,128", help="sequence lengths to try (256: the model's own)")
     ap.add_argument("--backends", default="torch,onnx")
+    ap.add_argument("--no-int8", action="store_true", help="leave out the int8 rows of the onnx backend")
     args = ap.parse_args()
     texts = views(args.store, args.views, args.seed)
     chars = sum(map(len, texts))
@@ -68,9 +71,10 @@ def main() -> None:
     for backend in args.backends.split(","):
         for seq in (int(s) for s in args.seq.split(",")):
             name = DEFAULT_MODEL if seq == plain.max_seq_length else f"{DEFAULT_MODEL}@{seq}"
-            emb = make_embedder(name, backend=backend)
-            vec, secs = timed(emb.encode, texts)
-            rows.append((f"vitalrag {backend}, max_seq_length {seq} ({type(emb).__name__})", secs, vec))
+            for quant in ("", "+int8") if backend == "onnx" and not args.no_int8 else ("",):
+                emb = make_embedder(name + quant, backend=backend)
+                vec, secs = timed(emb.encode, texts)
+                rows.append((f"vitalrag {backend}{quant}, max_seq_length {seq} ({type(emb).__name__})", secs, vec))
     print(f"\n| encoder | views/s | speed-up | cosine mean | cosine min |\n|---|---:|---:|---:|---:|")
     for label, secs, vec in rows:
         cos = (vec * base).sum(axis=1)

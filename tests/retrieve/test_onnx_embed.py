@@ -60,6 +60,21 @@ def test_a_shorter_sequence_is_a_model_of_its_own(model_dir, packaged_model):
     assert ((torch_short.encode(TEXTS) * a).sum(axis=1)).min() > 0.9999
 
 
+def test_int8_is_a_quantised_copy_close_to_the_fp32_vectors(model_dir, capfd):
+    fp32 = make_embedder(DEFAULT_MODEL, backend="onnx")
+    int8 = make_embedder(f"{DEFAULT_MODEL}+int8")  # +int8 takes the onnx backend on its own
+    assert isinstance(int8, OnnxEmbedder) and int8.name == f"{DEFAULT_MODEL}+int8" and int8.dim == 384
+    a, b = int8.encode(TEXTS), fp32.encode(TEXTS)
+    cos = (a * b).sum(axis=1)
+    assert cos.min() > 0.97, cos  # per-channel scales (one per tensor gave about 0.9 here)
+    assert cos.min() < 0.99999  # and it is another model: the weights really are int8
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+    assert make_embedder(f"{DEFAULT_MODEL}@128+int8").name == f"{DEFAULT_MODEL}@128+int8"
+    assert "pre-processing" not in capfd.readouterr().err  # the quantiser's advice stays off stderr
+    with pytest.raises(Exception, match=r"'\+int8' runs on the onnx backend only"):
+        make_embedder(f"{DEFAULT_MODEL}+int8", backend="torch")
+
+
 def test_auto_takes_onnx_on_a_cpu_and_torch_when_asked(model_dir, monkeypatch):
     monkeypatch.delenv("VITALRAG_EMBED_BACKEND", raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)

@@ -190,7 +190,8 @@ BACKENDS = ("auto", "onnx", "torch")
 
 def make_embedder(model: str | None, backend: str | None = None) -> Embedder:
     """``hashing`` / ``hashing-N`` for the hashing embedder, else a sentence-transformers
-    model (``NAME@N``: truncated at N tokens instead of the model's own length).
+    model (``NAME@N``: truncated at N tokens instead of the model's own length;
+    ``NAME+int8``, ``NAME@N+int8``: its int8-quantised ONNX copy, onnx backend only).
 
     ``backend`` (default ``$VITALRAG_EMBED_BACKEND``, else ``auto``): ``torch`` runs
     sentence-transformers (on the GPU when there is one); ``onnx`` runs the same
@@ -204,16 +205,19 @@ def make_embedder(model: str | None, backend: str | None = None) -> Embedder:
     backend = backend or os.environ.get("VITALRAG_EMBED_BACKEND") or "auto"
     if backend not in BACKENDS:
         raise InputError(f"unknown embedding backend {backend!r}: choose one of {', '.join(BACKENDS)}")
-    seq_match = re.fullmatch(r"(.+)@(\d+)", name)
-    base, seq = (seq_match.group(1), int(seq_match.group(2))) if seq_match else (name, None)
+    base, int8 = (name[:-len("+int8")], True) if name.endswith("+int8") else (name, False)
+    seq_match = re.fullmatch(r"(.+)@(\d+)", base)
+    base, seq = (seq_match.group(1), int(seq_match.group(2))) if seq_match else (base, None)
+    if int8 and backend == "torch":
+        raise InputError(f"model {name!r}: '+int8' runs on the onnx backend only, not on torch")
     if backend != "torch":
-        onnx = _onnx_embedder(base, seq, required=backend == "onnx")
+        onnx = _onnx_embedder(base, seq, required=backend == "onnx" or int8, int8=int8)
         if onnx is not None:
             return onnx
     return SentenceTransformerEmbedder(base, max_seq_length=seq)
 
 
-def _onnx_embedder(name: str, seq: int | None, *, required: bool) -> Embedder | None:
+def _onnx_embedder(name: str, seq: int | None, *, required: bool, int8: bool = False) -> Embedder | None:
     from importlib.util import find_spec
 
     from vitalrag.retrieve.onnx_embed import NotExportable, OnnxEmbedder, export_path
@@ -229,7 +233,7 @@ def _onnx_embedder(name: str, seq: int | None, *, required: bool) -> Embedder | 
         reason = f"{shown!r} is not a local model folder"
     else:
         try:
-            embedder = OnnxEmbedder(Path(folder).expanduser(), shown, max_seq_length=seq)
+            embedder = OnnxEmbedder(Path(folder).expanduser(), shown, max_seq_length=seq, int8=int8)
         except NotExportable as exc:
             reason = str(exc)
         else:
