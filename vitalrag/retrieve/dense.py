@@ -220,7 +220,7 @@ def make_embedder(model: str | None, backend: str | None = None) -> Embedder:
 def _onnx_embedder(name: str, seq: int | None, *, required: bool, int8: bool = False) -> Embedder | None:
     from importlib.util import find_spec
 
-    from vitalrag.retrieve.onnx_embed import NotExportable, OnnxEmbedder, export_path
+    from vitalrag.retrieve.onnx_embed import NotExportable, OnnxEmbedder, export_path, quantized_path
 
     folder = packaged_model_path() if name in _DEFAULT_ALIASES else name
     shown = DEFAULT_MODEL if name in _DEFAULT_ALIASES else name
@@ -228,7 +228,7 @@ def _onnx_embedder(name: str, seq: int | None, *, required: bool, int8: bool = F
     if not required and (Path("/dev/nvidiactl").exists() or os.environ.get("CUDA_VISIBLE_DEVICES")):
         return None  # a GPU: torch runs there
     if find_spec("onnxruntime") is None or find_spec("tokenizers") is None:
-        reason = "onnxruntime is not installed (pip install 'vitalrag[onnx]')"
+        reason = "onnxruntime is not installed (pip install 'vitalrag[embed]')"
     elif folder is None or not Path(folder).expanduser().is_dir():
         reason = f"{shown!r} is not a local model folder"
     else:
@@ -237,11 +237,12 @@ def _onnx_embedder(name: str, seq: int | None, *, required: bool, int8: bool = F
         except NotExportable as exc:
             reason = str(exc)
         else:
-            if export_path(embedder.dir).is_file() or find_spec("torch") is not None:
+            fp32 = export_path(embedder.dir)
+            if fp32.is_file() or (int8 and quantized_path(fp32).is_file()) or find_spec("torch") is not None:
                 return embedder
             reason = "the model has no ONNX export yet and torch, which makes it, is not installed"
     if required:
-        raise ModelLoadError(f"cannot run {shown!r} with onnxruntime: {reason}")
+        raise ModelLoadError(f"cannot run {shown + ('+int8' if int8 else '')!r} with onnxruntime: {reason}")
     log.debug("embedding with torch: %s", reason)
     return None
 
