@@ -11,10 +11,10 @@ the embedded store), their ratio, files/s, LOC/s, and peak RSS of the run
 of each step (``IndexReport.phases``) of each repository's best ingest. Each
 repository is measured in a fresh process.
 
-Parse workers are kept between runs of a process (``vitalrag.ingest.pipeline``),
-so each repository's first ingest is printed apart, timed with the start of the
-workers (``first s``, with its ratio): what a one-shot ``vitalrag index`` pays
-after its imports (it starts them first thing, ``start_workers``). The
+The parse workers are a ``ParsePool`` the bench owns, as ``vitalrag index``
+does: each repository's first ingest is printed apart, timed with the start of
+the pool (``first s``, with its ratio), and later ingests reuse its workers
+(``--pool-per-run`` starts a pool for each ingest instead). The
 best is taken over at least ``--repeat`` ingests and, for small repositories,
 as many more as fit in ``--min-time`` seconds of ingesting (as ``timeit``'s
 autorange does): this VM has slow spells of several seconds.
@@ -35,8 +35,8 @@ from pathlib import Path
 from vitalrag.eval.corpora import Corpus, fetch
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
-from vitalrag.ingest.languages import parser
-from vitalrag.ingest.pipeline import language_module, start_workers, worker_pids
+from vitalrag.ingest.languages import LANGUAGES, language_module, parser
+from vitalrag.ingest.parallel import ParsePool
 from vitalrag.ingest.walk import walk_repository
 
 
@@ -52,49 +52,46 @@ def parse_floor(root: Path) -> tuple[int, int, float]:
     return len(files), loc, time.perf_counter() - start
 
 
-def peak_rss_mib(pid: int) -> float:
-    """A live process's peak resident set (``VmHWM``), 0 when it cannot be read."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-def ingest_once(corpus: Corpus, workers: int | None) -> tuple[float, dict[str, float]]:
+def ingest_once(corpus: Corpus, pool: ParsePool) -> tuple[float, dict[str, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore(Path(tmp) / "idx")
         start = time.perf_counter()
-        report = index_repository(corpus.path, store, name=corpus.name, workers=workers)
+        report = index_repository(corpus.path, store, name=corpus.name, executor=pool)
         return time.perf_counter() - start, report.phases
 
 
-def measure(spec: str, workers: int | None, repeat: int, min_time: float) -> dict[str, object]:
+def measure(spec: str, workers: int | None, repeat: int, min_time: float, per_run: bool) -> dict[str, object]:
     """One repository's figures (run in a process of its own: see ``main``)."""
     corpus = fetch(spec)
     # the grammars and extractors loaded, but no workers: the first ingest, with the
-    # start of the workers, as a one-shot ``vitalrag index`` does them (after its imports)
+    # start of the pool, as a one-shot ``vitalrag index`` does them (after its imports)
     floors: list[tuple[int, int, float]] = [parse_floor(corpus.path)]
-    for language in ("python", "java", "go"):
+    for language in LANGUAGES:
         language_module(language)
     start = time.perf_counter()
-    start_workers(workers)
-    first = time.perf_counter() - start + ingest_once(corpus, workers)[0]
+    pool = ParsePool(workers)
+    pool.start()
+    first = time.perf_counter() - start + ingest_once(corpus, pool)[0]
     # floor and ingest runs alternate, so a slow spell of the machine (this VM
     # has them) weighs on both sides of the ratio alike
     best, steps, spent, runs = float("inf"), {}, 0.0, 0
     while runs < repeat or (spent < min_time and runs < 100):
         floors.extend(parse_floor(corpus.path) for _ in range(2))
-        took, phases = ingest_once(corpus, workers)
+        if per_run:
+            pool.close()
+            start = time.perf_counter()
+            pool.start()
+            took = time.perf_counter() - start
+        else:
+            took = 0.0
+        took_run, phases = ingest_once(corpus, pool)
+        took += took_run
         runs += 1
         spent += took
         if took < best:
             best, steps = took, phases
-    # kept parse workers (alive) and resolve workers (ended, waited for)
-    worker = max([resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024]
-                 + [peak_rss_mib(pid) for pid in worker_pids()])
+    pool.close()  # the parse workers and the resolve children, all waited for
+    worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     n_files, loc, parse_s = min(floors, key=lambda r: r[2])
     return {"name": corpus.name, "files": n_files, "loc": loc, "parse": parse_s, "first": first, "best": best,
             "runs": runs, "steps": steps, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -108,10 +105,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5, help="at least this many ingests per repository")
     ap.add_argument("--min-time", type=float, default=1.0,
                     help="and as many more (up to 100) as fit in this many seconds of ingesting")
+    ap.add_argument("--pool-per-run", action="store_true", help="start the parse workers for each ingest")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one repository, JSON out
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(measure(args.repos[0], args.workers, args.repeat, args.min_time)))
+        print(json.dumps(measure(args.repos[0], args.workers, args.repeat, args.min_time, args.pool_per_run)))
         return
     print(f"{'repository':<28} {'files':>6} {'LOC':>8} {'parse s':>8} {'first s':>8} {'ratio':>6} "
           f"{'ingest s':>9} {'ratio':>6} {'files/s':>8} {'LOC/s':>9} {'runs':>5} {'RSS MiB':>8} {'worker MiB':>10}")
@@ -123,6 +121,8 @@ def main() -> None:
         cmd = [sys.executable, __file__, spec, "--one", "--repeat", str(args.repeat), "--min-time", str(args.min_time)]
         if args.workers is not None:
             cmd += ["--workers", str(args.workers)]
+        if args.pool_per_run:
+            cmd.append("--pool-per-run")
         r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
         parse_s, best, first = r["parse"], r["best"], r["first"]
         print(f"{r['name'][:28]:<28} {r['files']:>6} {r['loc']:>8} {parse_s:>8.3f} {first:>8.3f} "
@@ -132,7 +132,8 @@ def main() -> None:
         steps[r["name"]] = r["steps"]
     print(f"\n(cpu count {os.cpu_count()}; each repository in a fresh process; first: its first ingest, timed "
           "with the start of the parse workers; ingest: the best of the runs, with twice as many parse floors, "
-          "alternating; the parse floor runs in one process, the ingest on the parse workers and this process; "
+          "alternating; the parse floor runs in one process, the ingest on a pool of parse workers, kept for "
+          "every ingest unless --pool-per-run; "
           "RSS MiB: peak of the repository's process, worker MiB: of its largest worker)")
     print("\nsteps of the best ingest, ms (IndexReport.phases):")
     for name, phases in steps.items():

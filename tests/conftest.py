@@ -6,7 +6,6 @@ import pytest
 
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
-from vitalrag.ingest.pipeline import shutdown_workers
 
 FIXTURES = Path(__file__).parent / "fixtures" / "repos"
 
@@ -41,14 +40,6 @@ def packaged_model():
     embedder = make_embedder(DEFAULT_MODEL)
     embedder.encode(["load it now"])
     return embedder
-
-
-@pytest.fixture(autouse=True)
-def _fresh_parse_workers():
-    """Each test starts its own parse workers: kept ones were forked before the
-    test's monkeypatches, which a test's workers must see."""
-    yield
-    shutdown_workers()
 
 
 #: set by .ci/run: a skipped test fails the run (a missing driver, SDK or server

@@ -30,6 +30,7 @@ _PURGE = (
     "OR (n:RepositoryMeta AND n.repo STARTS WITH $prefix) "
     "OR (n:View AND n.repo STARTS WITH $prefix) "
     "OR (n:RetrievalMeta AND n.repo STARTS WITH $prefix) "
+    "OR (n:RepositoryVersion AND n.repo STARTS WITH $prefix) "
     "DETACH DELETE n"
 )
 

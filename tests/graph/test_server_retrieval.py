@@ -155,7 +155,7 @@ def test_a_query_of_lucene_syntax_is_searched_as_words(indexed, neo4j_url, repo)
 
     store = Neo4jStore.from_uri(neo4j_url)
     try:
-        raw = Neo4jViews(store).fulltext(['make(engine)', 'AND', 'x:y~2', '"', '\\'], 10, [repo])
+        raw = Neo4jViews(store).fulltext(['make(engine)', 'AND', 'x:y~2', '"', '\\'], 10, [repo]).hits
     finally:
         store.close()
     assert all(v.repo == repo for v, _ in raw)

@@ -15,7 +15,7 @@ import pytest
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import cache as cache_module, index_repository
 from vitalrag.ingest.cache import FactsCache, file_digest
-from vitalrag.ingest.pipeline import parse_file
+from vitalrag.ingest.parse import parse_file
 from vitalrag.ingest.walk import walk_repository
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"

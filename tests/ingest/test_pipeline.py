@@ -171,8 +171,8 @@ def test_malformed_edge_rows_are_a_corrupt_store(tmp_path):
 def test_an_index_leaves_no_cyclic_garbage(tmp_path, fixture):
     """What an index run made and dropped is freed by reference counting: the
     Java index releases its cycles, docstrings are read without literal_eval's
-    recursive helpers. (``gc_paused`` moves what survives to the oldest
-    generation, so cyclic garbage would otherwise wait for a full collection.)"""
+    recursive helpers. (Cyclic garbage of a large index would wait for a full
+    collection, which scans the whole index.)"""
     import gc
 
     index_repository(FIXTURES / fixture, MemoryStore(tmp_path / "warm"), name="r", workers=1)  # imports

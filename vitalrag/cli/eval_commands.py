@@ -88,16 +88,17 @@ def build(repos: tuple[str, ...], output: Path, context_lines: int, seed: int, n
     from vitalrag.eval.corpora import expand, fetch, unique_names
     from vitalrag.eval.index_cache import corpus_store
     from vitalrag.eval.tasks import build_tasks, write_tasks
+    from vitalrag.ingest.parallel import ParsePool
 
     specs = expand(repos)
     if name and len(specs) != 1:
         raise InputError("--name needs exactly one REPO")
     tasks, reports = [], []
-    with progress_bar() as progress:
+    with ParsePool(workers) as pool, progress_bar() as progress:
         corpora = [fetch(spec) for spec in specs]
         for spec, c, unique in zip(specs, corpora, unique_names(corpora)):
             repo = name or unique
-            store = corpus_store(c.path, repo, workers=workers, progress=progress)
+            store = corpus_store(c.path, repo, progress=progress, executor=pool)
             found, report = build_tasks(store, repo, context_lines=context_lines, seed=seed,
                                         min_candidates=min_candidates, random_per_file=random_per_file,
                                         root=str(c.path), corpus=spec, progress=progress)
@@ -180,16 +181,18 @@ def run(tasks_file: Path, policies: str, budget: int, budgets: str | None, sweep
     (Recall@5, Recall@B, delta, Auth@5, tokens with 95% bootstrap intervals,
     paired comparisons against entity-first-4+1)."""
     from vitalrag.allocate import policy_names
-    from vitalrag.eval.run import RunPlan, run_tasks
+    from vitalrag.eval.run import RunPlan, default_opener, run_tasks
     from vitalrag.eval.tasks import read_tasks
+    from vitalrag.ingest.parallel import ParsePool
 
     chosen = tuple(policy_names()) if policies.strip() == "all" else _names(policies)
     sweep = tuple(b for b in _ints(budgets, "--budgets"))
     plan = RunPlan(policies=chosen, budget=budget, sweep_budgets=sweep, sweep_policies=_names(sweep_policies),
                    pool=pool, depth=depth, model=model, seed=seed, limit=limit)
     tasks = read_tasks(tasks_file)
-    with progress_bar() as progress:
-        summary = run_tasks(tasks, plan, run_dir, progress=progress)
+    with ParsePool() as parser, progress_bar() as progress:  # for the corpora not indexed yet
+        summary = run_tasks(tasks, plan, run_dir, progress=progress,
+                            open_store=default_opener(progress=progress, executor=parser))
     overall = [r for r in summary["results"] if r["group"] == "all"]
     if as_json:
         emit_json({"run_dir": str(run_dir), "run": summary["run"], "results": overall})

@@ -26,7 +26,8 @@ store_option = click.option(
 
 
 def _open(location: str, *, create: bool = False) -> GraphStore:
-    return open_store(location, create=create)
+    # a read command sees one version of each repository of a server store
+    return open_store(location, create=create, held=not create)
 
 
 @click.command()
@@ -56,16 +57,17 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
     partly parsed file (with its reason) are summarised at the end. One index
     writes a store at a time: a second one fails at once, or waits with --wait.
     """
-    from vitalrag.ingest.pipeline import start_workers
+    from vitalrag.ingest.parallel import ParsePool
 
     started = time.perf_counter()
-    start_workers(workers)  # before the store is loaded and the progress bar's thread starts
-    embedder, folder = _prepare_write(store_location, index_dir, model, embed)
-    prepared = time.perf_counter() - started  # the worker processes and the embedding model
-    with _writing(folder, wait):
-        with progress_bar() as progress:
-            run = _index_run(path, store_location, folder, embedder, progress=progress, name=name,
-                             max_bytes=max_bytes, workers=workers)
+    # the parse workers start first, while this process is small and has one thread
+    with ParsePool(workers) as pool:
+        embedder, folder = _prepare_write(store_location, index_dir, model, embed)
+        prepared = time.perf_counter() - started  # the worker processes and the embedding model
+        with _writing(folder, wait):
+            with progress_bar() as progress:
+                run = _index_run(path, store_location, folder, embedder, progress=progress, name=name,
+                                 max_bytes=max_bytes, executor=pool)
     run.phases = {"start": prepared, **run.phases}
     data = run.summary(time.perf_counter() - started)
     if as_json:
@@ -99,8 +101,9 @@ def _index_run(path: str, store_location: str, folder: Path, embedder: Any, *,
                progress: Any = None, **options: Any) -> _Run:
     """Index ``path`` into the store and rebuild its retrieval index, under the
     writer lock the caller holds. The new graph and retrieval snapshots are
-    written first and switched to together (one rename of the version pointer),
-    so readers see the previous pair until the new one is whole."""
+    written first and switched to together (one rename of the version pointer;
+    in Neo4j, one new version of the repository, graph and views, switched to at
+    the end), so readers see the previous pair until the new one is whole."""
     from vitalrag.graph.memory import MemoryStore
     from vitalrag.graph.version import Staged
     from vitalrag.ingest import index_repository
@@ -113,13 +116,16 @@ def _index_run(path: str, store_location: str, folder: Path, embedder: Any, *,
     try:
         if isinstance(store, MemoryStore):
             store.staged = staged
-        report = index_repository(path, store, progress=progress, cache_dir=folder / "facts", **options)
-        phases.update(report.phases)
-        retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress,
-                                                staged=staged)
-        phases.update(stats.phases)
-        mark = time.perf_counter()
-        _push_views(store, retrieval, report.repo, progress)
+        else:  # the folder lock is held: a lease in Neo4j is another machine's index, or a killed one's
+            store.wait_for_writers = True  # type: ignore[attr-defined]
+        with store.writing():
+            report = index_repository(path, store, progress=progress, cache_dir=folder / "facts", **options)
+            phases.update(report.phases)
+            retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress,
+                                                    staged=staged)
+            phases.update(stats.phases)
+            mark = time.perf_counter()
+            _push_views(store, retrieval, report.repo, progress)
         staged.commit()
         phases["switch"] = time.perf_counter() - mark
     finally:
@@ -145,36 +151,36 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
     readers keep the previous snapshot until the new one is swapped in. Stop
     with Ctrl-C.
     """
-    from vitalrag.ingest.pipeline import start_workers
+    from vitalrag.ingest.parallel import ParsePool
     from vitalrag.ingest.watch import watch_repository
 
-    start_workers()  # kept for every re-index, forked before anything is loaded
-    embedder, folder = _prepare_write(store_location, index_dir, model, embed)
-    console = stderr_console()
+    with ParsePool() as pool:  # for every re-index, forked before anything is loaded
+        embedder, folder = _prepare_write(store_location, index_dir, model, embed)
+        console = stderr_console()
 
-    def run(changed: list[str], label: str = "catch-up") -> None:
-        started = time.perf_counter()
-        with _writing(folder, wait=True):
-            done = _index_run(path, store_location, folder, embedder, name=name)
-        seconds = time.perf_counter() - started
-        report, stats, phases = done.report, done.stats, done.phases
-        what = f"{len(changed)} changed file(s)" if changed else label
-        # one line per step (a log line a rich console would wrap)
-        click.echo(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
-                   f"changes {report.delta}, embedded {stats.encoded} view(s); "
-                   f"{seconds:.2f}s in all (graph {report.seconds:.2f}s, "
-                   f"embed {phases.get('embed', 0.0):.2f}s)", err=True)
+        def run(changed: list[str], label: str = "catch-up") -> None:
+            started = time.perf_counter()
+            with _writing(folder, wait=True):
+                done = _index_run(path, store_location, folder, embedder, name=name, executor=pool)
+            seconds = time.perf_counter() - started
+            report, stats, phases = done.report, done.stats, done.phases
+            what = f"{len(changed)} changed file(s)" if changed else label
+            # one line per step (a log line a rich console would wrap)
+            click.echo(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
+                       f"changes {report.delta}, embedded {stats.encoded} view(s); "
+                       f"{seconds:.2f}s in all (graph {report.seconds:.2f}s, "
+                       f"embed {phases.get('embed', 0.0):.2f}s)", err=True)
 
-    run([], "initial index")
-    console.print(f"watching {path} (Ctrl-C to stop)")
+        run([], "initial index")
+        console.print(f"watching {path} (Ctrl-C to stop)")
 
-    def on_change(changed: list[str]) -> None:
-        try:
-            run(changed)
-        except VitalRAGError as exc:  # keep watching: the next save may fix it
-            console.print(f"re-index failed: {exc}")
+        def on_change(changed: list[str]) -> None:
+            try:
+                run(changed)
+            except VitalRAGError as exc:  # keep watching: the next save may fix it
+                console.print(f"re-index failed: {exc}")
 
-    watch_repository(path, on_change, debounce_ms=debounce, ignore=(folder,))
+        watch_repository(path, on_change, debounce_ms=debounce, ignore=(folder,))
 
 
 def _push_views(store: GraphStore, retrieval: Any, repo: str, progress: Any = None) -> None:

@@ -34,14 +34,16 @@ def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json
           folder: str) -> None:
     """Copy the graph, then the retrieval views: a push writes the folder's views and
     embeddings into Neo4j, a pull restores the folder's retrieval index from them
-    (incremental by view hash both ways; nothing is embedded again)."""
+    (incremental by view hash both ways; nothing is embedded again). A push is one
+    new version of each repository in Neo4j, switched to at its end; a pull reads
+    one version."""
     from vitalrag.graph.version import has_retrieval
     from vitalrag.retrieve.index import RetrievalIndex
     from vitalrag.retrieve.server_index import pull_views, push_views, repos_with_views
 
     views: dict[str, int] = {}
     try:
-        with progress_bar() as progress:
+        with progress_bar() as progress, src.snapshot(), dst.writing():
             report = copy_store(src, dst, repo, progress=progress)
             repos = list(report.repos)
             if verb == "pushed" and has_retrieval(folder):
@@ -76,15 +78,18 @@ def _print_report(report: TransferReport, verb: str, views: dict[str, int]) -> N
               help="Neo4j URI, e.g. bolt://127.0.0.1:7687 (default: $NEO4J_URI).")
 @_repo_option
 @_json_option
-def push(store_location: str, target: str, repo: str | None, as_json: bool) -> None:
+@click.option("--wait", is_flag=True,
+              help="When another writer is writing a repository into Neo4j, wait for it instead of failing.")
+def push(store_location: str, target: str, repo: str | None, as_json: bool, wait: bool) -> None:
     """Copy an embedded index into Neo4j.
 
     Objects, edges, unresolved references, file sources and metadata are copied;
     a repository already in Neo4j is replaced, so pushing twice is harmless. The
     retrieval views and their embeddings go too (only views that changed are
     rewritten), so Neo4j then serves search and context with no local folder.
-    Credentials come from NEO4J_USERNAME / NEO4J_PASSWORD, the database from
-    NEO4J_DATABASE.
+    Readers of Neo4j see the old copy until the push ends and the new one after;
+    a push that fails or is killed leaves the old copy. Credentials come from
+    NEO4J_USERNAME / NEO4J_PASSWORD, the database from NEO4J_DATABASE.
     """
     src = open_store(_folder(store_location), create=False)
     try:
@@ -92,6 +97,7 @@ def push(store_location: str, target: str, repo: str | None, as_json: bool) -> N
     except BaseException:
         src.close()
         raise
+    dst.wait_for_writers = wait  # type: ignore[attr-defined]  # a Neo4j store, checked by _server
     _copy(src, dst, repo, "pushed", as_json, store_location)
 
 

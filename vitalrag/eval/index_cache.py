@@ -17,12 +17,16 @@ import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vitalrag.errors import InputError
 from vitalrag.eval.corpora import cache_root
 from vitalrag.files import temp_dir
 from vitalrag.graph.memory import MemoryStore, graph_path
 from vitalrag.model import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from vitalrag.ingest.parallel import ParseExecutor
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +65,11 @@ def corpus_key(root: Path, name: str) -> str:
 
 
 def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None = None,
-                 workers: int | None = None, progress: Progress | None = None) -> MemoryStore:
+                 workers: int | None = None, progress: Progress | None = None,
+                 executor: ParseExecutor | None = None) -> MemoryStore:
     """The graph of the repository at ``root`` named ``name``, from the cache or
-    freshly indexed into it (written to a temporary folder, then renamed)."""
+    freshly indexed into it (written to a temporary folder, then renamed);
+    ``workers`` and ``executor`` as for ``index_repository``."""
     from vitalrag.ingest import index_repository
 
     src = Path(root)
@@ -78,7 +84,7 @@ def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None 
     tmp = temp_dir(base, f".{name}-")  # renamed into place: the umask's mode, not 0700
     try:
         store = MemoryStore(tmp)
-        index_repository(src, store, name=name, workers=workers, progress=progress)
+        index_repository(src, store, name=name, workers=workers, progress=progress, executor=executor)
         for old in base.glob(f"{name}-*"):  # earlier keys of this corpus are stale now
             if old.is_dir() and old != folder and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{16}}", old.name):
                 shutil.rmtree(old, ignore_errors=True)

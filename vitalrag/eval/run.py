@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vitalrag.allocate import allocate, policy_names
 from vitalrag.allocate.provenance import object_key
@@ -34,6 +34,9 @@ from vitalrag.eval.tasks import Task
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import ScoredView, file_id
 from vitalrag.tokens import get_counter
+
+if TYPE_CHECKING:
+    from vitalrag.ingest.parallel import ParseExecutor
 
 log = logging.getLogger(__name__)
 
@@ -146,13 +149,14 @@ def make_pool(plan: RunPlan, store: GraphStore, repo: str) -> Pool:
     return RetrievedPool(Retriever(store, index, embedder), plan.depth, model=embedder.name)
 
 
-def default_opener(workers: int | None = None, progress: Progress | None = None) -> StoreOpener:
+def default_opener(workers: int | None = None, progress: Progress | None = None,
+                   executor: ParseExecutor | None = None) -> StoreOpener:
     from vitalrag.eval.index_cache import corpus_store
 
     def open_(repo: str, root: str) -> GraphStore:
         if not root:
             raise InputError(f"tasks of {repo} do not say where its source is (no 'root'); rebuild them")
-        return corpus_store(root, repo, workers=workers, progress=progress)
+        return corpus_store(root, repo, workers=workers, progress=progress, executor=executor)
 
     return open_
 

@@ -34,7 +34,15 @@ class Delta:
 def write_repository(store: GraphStore, repo: str, objects: Sequence[CodeObject], edges: Sequence[Edge],
                      unresolved: Sequence[UnresolvedRef], sources: Mapping[str, str],
                      meta: Mapping[str, Any]) -> Delta:
-    """Make the store hold exactly this graph for ``repo``, writing only what changed."""
+    """Make the store hold exactly this graph for ``repo``, writing only what changed
+    (in one ``writing`` block: a server store's readers see the old graph or this one)."""
+    with store.writing([repo]):
+        return _write_delta(store, repo, objects, edges, unresolved, sources, meta)
+
+
+def _write_delta(store: GraphStore, repo: str, objects: Sequence[CodeObject], edges: Sequence[Edge],
+                 unresolved: Sequence[UnresolvedRef], sources: Mapping[str, str],
+                 meta: Mapping[str, Any]) -> Delta:
     if repo not in store.repositories():
         store.delete_repository(repo)  # leftovers of an interrupted first index
         store.upsert_objects(objects, fresh=True)
@@ -65,9 +73,7 @@ def write_repository(store: GraphStore, repo: str, objects: Sequence[CodeObject]
     changed_files = {o.id for o in added + changed if o.kind == "file"}
     new_sources = {fid: text for fid, text in sources.items() if fid in changed_files}
 
-    # deletions first (removing an object removes its edges), then writes. A file
-    # that is gone goes with delete_files, which a server store runs as one
-    # transaction per batch of files: a reader never sees half of a deleted file.
+    # deletions first (removing an object removes its edges), then writes
     gone_files = sorted(old_objects[i]["path"] for i in removed if old_objects[i]["kind"] == "file")
     in_gone = set(gone_files)
     store.delete_edges(gone_edges)

@@ -27,6 +27,7 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,6 @@ from vitalrag.model import (
     NodeId,
     UnresolvedRef,
 )
-from vitalrag.runtime import gc_paused
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,6 @@ class MemoryStore:
             raise StoreError(f"store path {store.folder} exists and is not a folder")
         return store
 
-    @gc_paused()
     def _load(self, path: Path) -> None:
         try:
             data = orjson.loads(path.read_bytes())
@@ -156,7 +155,6 @@ class MemoryStore:
         for d in rows:
             by_file[(d["repo"], d["path"])].add(d["id"])
 
-    @gc_paused()
     def save(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         payload = {
@@ -197,6 +195,14 @@ class MemoryStore:
 
     def close(self) -> None:
         pass
+
+    def writing(self, repos: Iterable[str] = ()) -> AbstractContextManager[None]:
+        """Nothing to do: readers of the folder see writes only once ``save`` switches."""
+        return nullcontext()
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Nothing to do: a loaded store is one snapshot already."""
+        return nullcontext()
 
     # -- writes ---------------------------------------------------------------
     def upsert_objects(self, objects: Sequence[CodeObject], *, fresh: bool = False) -> None:

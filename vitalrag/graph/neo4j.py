@@ -6,15 +6,20 @@ against both). The layout and every statement are in ``neo4j_queries``.
 Settings come from the URI and the environment, never from the command line:
 ``NEO4J_USERNAME`` (default ``neo4j``), ``NEO4J_PASSWORD`` (no auth when unset),
 ``NEO4J_DATABASE`` (the server's default when unset),
-``VITALRAG_NEO4J_BATCH`` (rows per write transaction, default 10000) and
-``VITALRAG_NEO4J_WRITERS`` (write transactions in flight at once, default 2).
+``VITALRAG_NEO4J_BATCH`` (rows per write transaction, default 10000),
+``VITALRAG_NEO4J_WRITERS`` (write transactions in flight at once, default 2),
+``VITALRAG_NEO4J_GRACE`` (seconds what a new version replaced stays readable, 10)
+and ``VITALRAG_NEO4J_LEASE`` (seconds a writer's lease lasts unless renewed, 30).
 
-A bulk write is cut into batches, each one transaction; up to ``writers`` of
-them run at once on their own sessions, so the server works on one batch while
-the client sends the next. Batches of one call are independent (objects before
-edges is kept by the caller: each call returns when all its batches are
-committed); a deadlock between two edge batches is a transient error the driver
-retries.
+Every write goes into a new version of its repository, which readers see only
+once the writer switches to it (``neo4j_versions``): ``writing()`` makes one
+version of several calls (an index run: graph, then views), a call outside such
+a block is a version of its own. A bulk write is cut into batches, each one
+transaction; up to ``writers`` of them run at once on their own sessions, so the
+server works on one batch while the client sends the next. Batches of one call
+are independent (objects before edges is kept by the caller: each call returns
+when all its batches are committed); a deadlock between two edge batches is a
+transient error the driver retries.
 
 Driver errors are translated here, at the boundary: an unreachable server is
 ``StoreUnavailable``, refused credentials ``StoreAuthError``, anything else the
@@ -31,13 +36,14 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from vitalrag.errors import InputError, SchemaMismatch, StoreAuthError, StoreError, StoreUnavailable
 from vitalrag.graph import neo4j_queries as q
+from vitalrag.graph.neo4j_versions import Versions
 from vitalrag.graph.store import Direction, sorted_export
 from vitalrag.model import (
     DEFINITION_KINDS,
@@ -55,12 +61,16 @@ log = logging.getLogger(__name__)
 
 DEFAULT_BATCH = 10000
 DEFAULT_WRITERS = 2
+DEFAULT_GRACE = 10.0
+DEFAULT_LEASE = 30.0
 #: a bulk write is not cut smaller than this to keep every writer busy
 MIN_BATCH = 1000
 #: a write transaction of file texts stays under this many characters
 SOURCE_BATCH_CHARS = 4_000_000
 #: files deleted per transaction
 DELETE_BATCH_PATHS = 200
+#: layout-1 rows moved to versions per transaction
+MIGRATE_BATCH = 10_000
 
 T = TypeVar("T")
 
@@ -75,6 +85,8 @@ class Neo4jSettings:
     database: str | None = None
     batch_size: int = DEFAULT_BATCH
     writers: int = DEFAULT_WRITERS
+    grace: float = DEFAULT_GRACE
+    lease: float = DEFAULT_LEASE
 
     @classmethod
     def from_env(cls, uri: str, env: Mapping[str, str] | None = None) -> Neo4jSettings:
@@ -93,7 +105,9 @@ class Neo4jSettings:
         return cls(uri=uri, username=username, password=password,
                    database=env.get("NEO4J_DATABASE") or None,
                    batch_size=_positive(env, "VITALRAG_NEO4J_BATCH", DEFAULT_BATCH),
-                   writers=_positive(env, "VITALRAG_NEO4J_WRITERS", DEFAULT_WRITERS))
+                   writers=_positive(env, "VITALRAG_NEO4J_WRITERS", DEFAULT_WRITERS),
+                   grace=_seconds(env, "VITALRAG_NEO4J_GRACE", DEFAULT_GRACE, zero=True),
+                   lease=_seconds(env, "VITALRAG_NEO4J_LEASE", DEFAULT_LEASE, zero=False))
 
 
 def _positive(env: Mapping[str, str], name: str, default: int) -> int:
@@ -104,6 +118,18 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
         value = 0
     if value < 1:
         raise InputError(f"{name} must be a positive integer, not {raw!r}")
+    return value
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float, *, zero: bool) -> float:
+    raw = env.get(name) or str(default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not (value >= 0 if zero else value > 0) or value == float("inf"):
+        raise InputError(f"{name} must be a {'non-negative' if zero else 'positive'} number of seconds, "
+                         f"not {raw!r}")
     return value
 
 
@@ -139,7 +165,7 @@ def _chunks(rows: Sequence[T], size: int) -> Iterator[Sequence[T]]:
 class Neo4jStore:
     """A ``GraphStore`` on a Neo4j 5 server. Each write batch is one transaction."""
 
-    def __init__(self, settings: Neo4jSettings) -> None:
+    def __init__(self, settings: Neo4jSettings, *, held: bool = False) -> None:
         try:
             import neo4j
         except ImportError as exc:
@@ -148,6 +174,9 @@ class Neo4jStore:
         self.location = settings.uri
         self._neo4j = neo4j
         self._schema_ready = False
+        self._versions = Versions(self, held=held)
+        #: a write that finds another writer's lease waits for it instead of failing
+        self.wait_for_writers = False
         auth = (settings.username, settings.password) if settings.password else None
         with self._errors():
             self._driver: neo4j.Driver = neo4j.GraphDatabase.driver(
@@ -162,9 +191,11 @@ class Neo4jStore:
             raise
 
     @classmethod
-    def from_uri(cls, uri: str) -> Neo4jStore:
-        """Connect to ``uri`` with settings from the environment."""
-        return cls(Neo4jSettings.from_env(uri))
+    def from_uri(cls, uri: str, *, held: bool = False) -> Neo4jStore:
+        """Connect to ``uri`` with settings from the environment. ``held``: every read
+        outside a ``snapshot()`` block sees the versions the first one saw (as if the
+        store's life were one block), instead of the current ones."""
+        return cls(Neo4jSettings.from_env(uri), held=held)
 
     # -- plumbing -------------------------------------------------------------
     @contextmanager
@@ -195,7 +226,14 @@ class Neo4jStore:
         except ex.DriverError as exc:
             raise StoreError(f"{where}: {type(exc).__name__}: {exc}") from exc
 
+    def _params(self, query: str, params: dict[str, Any]) -> dict[str, Any]:
+        """``params``, with the pinned versions when ``query`` reads them."""
+        if "$pin" in query and "pin" not in params:
+            params["pin"] = self._versions.pins()
+        return params
+
     def _read(self, query: str, **params: Any) -> list[Any]:
+        params = self._params(query, params)
         with self._errors():
             result = self._driver.execute_query(
                 query, parameters_=params, routing_=self._neo4j.RoutingControl.READ,
@@ -203,28 +241,48 @@ class Neo4jStore:
             )
         return list(result.records)
 
-    def _write(self, query: str, **params: Any) -> None:
+    def _write(self, query: str, **params: Any) -> list[Any]:
+        params = self._params(query, params)
         with self._errors():
-            self._driver.execute_query(
+            result = self._driver.execute_query(
                 query, parameters_=params, routing_=self._neo4j.RoutingControl.WRITE,
                 database_=self.settings.database,
             )
+        return list(result.records)
+
+    def _write_data(self, query: str, **params: Any) -> list[Any]:
+        """One write transaction of the version being written."""
+        self._versions.check()
+        records = self._write(query, **params)
+        self._versions.wrote()
+        return records
+
+    def _write_statements(self, statements: Sequence[str], **params: Any) -> None:
+        """``statements`` in order, in one write transaction, with the same parameters."""
+        params = self._params(" ".join(statements), params)
+
+        def work(tx: Any) -> None:
+            for statement in statements:
+                tx.run(statement, **params).consume()
+
+        self._commit_data(work)
 
     def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None:
         self._write_grouped([(query, row) for row in rows])
 
     def _write_grouped(self, rows: Sequence[tuple[str, dict[str, Any]]],
-                       check: Any = None) -> None:
+                       check: Any = None, writers: int | None = None) -> None:
         """Write ``(query, row)`` pairs in batches of ``batch_size`` rows, each batch
         one transaction running one ``UNWIND`` per distinct query in it, up to
-        ``writers`` batches at once. ``check``, given a batch's results, may raise
-        to roll that batch back."""
+        ``writers`` (default: the setting) batches at once. ``check``, given a
+        batch's results, may raise to roll that batch back."""
         works = []
+        writers = writers or self.settings.writers
         # rows of one query together (fewer statements per batch); at least one batch
         # per writer, so every writer has work, but no batch under MIN_BATCH rows
         rows = sorted(rows, key=lambda qr: qr[0])
-        size = min(self.settings.batch_size,
-                   max(MIN_BATCH, -(-len(rows) // max(1, self.settings.writers))))
+        size = min(self.settings.batch_size, max(MIN_BATCH, -(-len(rows) // max(1, writers))))
+        pin = self._versions.pins() if any("$pin" in query for query, _ in rows) else None
         for chunk in _chunks(rows, size):
             grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
             for query, row in chunk:
@@ -232,24 +290,29 @@ class Neo4jStore:
 
             def work(tx: Any, grouped: dict[str, list[dict[str, Any]]] = grouped) -> None:
                 for query, batch in grouped.items():
-                    record = tx.run(query, rows=batch).single()
+                    record = tx.run(query, rows=batch, pin=pin).single()
                     if check is not None:
                         check(batch, record)
 
             works.append(work)
-        self._commit_all(works)
+        self._commit_all(works, writers)
 
-    def _commit_all(self, works: Sequence[Callable[[Any], None]]) -> None:
+    def _commit_data(self, work: Callable[[Any], None]) -> None:
+        self._versions.check()
+        self._commit(work)
+        self._versions.wrote()
+
+    def _commit_all(self, works: Sequence[Callable[[Any], None]], writers: int) -> None:
         """Commit each of ``works`` in a write transaction of its own, up to
         ``writers`` at once. The first failure is raised once every transaction in
         flight has ended; those not yet started are not run."""
-        if len(works) <= 1 or self.settings.writers <= 1:
+        if len(works) <= 1 or writers <= 1:
             for work in works:
-                self._commit(work)
+                self._commit_data(work)
             return
-        with ThreadPoolExecutor(max_workers=min(self.settings.writers, len(works)),
+        with ThreadPoolExecutor(max_workers=min(writers, len(works)),
                                 thread_name_prefix="vitalrag-neo4j") as pool:
-            futures = [pool.submit(self._commit, work) for work in works]
+            futures = [pool.submit(self._commit_data, work) for work in works]
             failure: BaseException | None = None
             for future in futures:
                 try:
@@ -273,23 +336,62 @@ class Neo4jStore:
         records = self._read(q.GET_SCHEMA_VERSION)
         if not records:
             return
-        if records[0]["version"] != SCHEMA_VERSION:
+        version, layout = records[0]["version"], records[0]["layout"]
+        if version != SCHEMA_VERSION or (layout is not None and layout > q.LAYOUT):
             raise SchemaMismatch(
-                f"Neo4j at {self.location} holds VitalRAG schema version {records[0]['version']}, "
-                f"this VitalRAG reads version {SCHEMA_VERSION}; re-index into another database"
+                f"Neo4j at {self.location} holds VitalRAG schema version {version} (layout {layout or 1}), "
+                f"this VitalRAG reads version {SCHEMA_VERSION} (layout {q.LAYOUT}); re-index into another database"
             )
+        if layout is None:
+            self._migrate()
         # the version is written only after the constraints and indexes exist
         self._schema_ready = True
 
+    def _migrate(self) -> None:
+        """Layout 1 (one node per id) to layout 2: what the database holds becomes
+        version 0 of its repositories. Once, batched, and safe to run again."""
+        log.warning("Neo4j at %s holds the layout of an earlier VitalRAG: giving its repositories "
+                    "versions (once)", self.location)
+        for name in q.LAYOUT1_CONSTRAINTS:
+            self._write(q.drop_constraint(name))
+        for statement in q.SCHEMA:
+            self._write(statement)
+        self._write(q.SCHEMA_AWAIT)
+        for statement in q.MIGRATE:
+            while int(self._write(statement, batch=MIGRATE_BATCH)[0]["n"]) >= MIGRATE_BATCH:
+                pass
+        self._write(q.MIGRATE_VERSIONS)
+        self._write(q.SET_SCHEMA_VERSION, version=SCHEMA_VERSION, layout=q.LAYOUT)
+
     def _ensure_schema(self) -> None:
-        """Constraints and indexes before the first write (each MERGE relies on them)."""
+        """Constraints and indexes before the first write (each lookup relies on them)."""
         if self._schema_ready:
             return
         for statement in q.SCHEMA:
             self._write(statement)
         self._write(q.SCHEMA_AWAIT)
-        self._write(q.SET_SCHEMA_VERSION, version=SCHEMA_VERSION)
+        self._write(q.SET_SCHEMA_VERSION, version=SCHEMA_VERSION, layout=q.LAYOUT)
         self._schema_ready = True
+
+    # -- versions -------------------------------------------------------------
+    def writing(self, repos: Iterable[str] = ()) -> AbstractContextManager[None]:
+        """Writes in this block go into a new version of their repositories (``repos``
+        and any the block writes to), which readers see at once when it ends; a block
+        that fails, or a writer killed in it, leaves the old versions as they were."""
+        return self._versions.writing(repos)
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Reads in this block see one version of each repository."""
+        return self._versions.snapshot()
+
+    def pins(self) -> dict[str, int]:
+        """The version of each repository reads see now."""
+        return self._versions.pins()
+
+    def collect(self, repo: str, *, grace: float | None = None) -> None:
+        """Delete what versions of ``repo`` replaced at least ``grace`` seconds ago
+        (default: the store's grace); writers do this on their own."""
+        self._versions.collect(repo, grace=grace)
 
     # -- opening / saving -----------------------------------------------------
     def save(self) -> None:
@@ -308,8 +410,10 @@ class Neo4jStore:
             rows.append((query(obj.kind), {"id": obj.id, "props": {**obj.to_dict(), "caption": caption(obj)}}))
         if not rows:
             return
-        self._ensure_schema()
-        self._write_grouped(rows)
+        with self.writing({o.repo for o in latest.values()}):
+            # a replaced object's links are copied to its new node: one batch at a time,
+            # so two batches never copy the two ends of one edge past each other
+            self._write_grouped(rows, writers=None if fresh else 1)
         log.debug("wrote %d objects to %s", len(latest), self.location)
 
     def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
@@ -319,7 +423,6 @@ class Neo4jStore:
                 for e in latest.values()]
         if not rows:
             return
-        self._ensure_schema()
 
         def check(batch: list[dict[str, Any]], record: Any) -> None:
             # an edge whose end is missing writes nothing: name it, and roll back
@@ -332,68 +435,90 @@ class Neo4jStore:
                             raise StoreError(f"edge {r['source']} -> {r['target']}: no node {r[end]}")
                 raise StoreError("edges were not all written (a node was deleted concurrently?)")
 
-        self._write_grouped(rows, check)
+        with self.writing({self._versions.repo_of(e.source) for e in latest.values()}):
+            self._write_grouped(rows, check)
         log.debug("wrote %d edges to %s", len(latest), self.location)
 
     def upsert_unresolved(self, refs: Sequence[UnresolvedRef], *, fresh: bool = False) -> None:
         latest = {u.key: u for u in refs}
         if not latest:
             return
-        self._ensure_schema()
-        rows = [{"key": _unresolved_key(key), "props": u.to_dict()} for key, u in latest.items()]
-        self._write_rows(q.CREATE_UNRESOLVED if fresh else q.UPSERT_UNRESOLVED, rows)
+        repo_of = self._versions.repo_of
+        with self.writing({repo_of(u.source) for u in latest.values()}):
+            rows = []
+            for key, u in latest.items():
+                row_key, repo = _unresolved_key(key), repo_of(u.source)
+                rows.append({"key": row_key, "repo": repo, "props": {**u.to_dict(), "key": row_key, "repo": repo}})
+            self._write_rows(q.CREATE_UNRESOLVED if fresh else q.UPSERT_UNRESOLVED, rows)
 
     def put_sources(self, sources: Mapping[NodeId, str]) -> None:
         if not sources:
             return
-        self._ensure_schema()
-        batch: list[dict[str, Any]] = []
-        size = 0
-        for node, text in sources.items():
-            batch.append({"id": node, "text": text})
-            size += len(text)
-            if len(batch) >= self.settings.batch_size or size >= SOURCE_BATCH_CHARS:
-                self._write(q.PUT_SOURCES, rows=batch)
-                batch, size = [], 0
-        if batch:
-            self._write(q.PUT_SOURCES, rows=batch)
+        repo_of = self._versions.repo_of
+        with self.writing({repo_of(node) for node in sources}):
+            batch: list[dict[str, Any]] = []
+            size = 0
+            for node, text in sources.items():
+                repo = repo_of(node)
+                batch.append({"key": node, "repo": repo, "props": {"id": node, "repo": repo, "text": text}})
+                size += len(text)
+                if len(batch) >= self.settings.batch_size or size >= SOURCE_BATCH_CHARS:
+                    self._write_data(q.PUT_SOURCES, rows=batch)
+                    batch, size = [], 0
+            if batch:
+                self._write_data(q.PUT_SOURCES, rows=batch)
 
     def set_meta(self, repo: str, meta: Mapping[str, Any]) -> None:
         try:
             text = json.dumps(dict(meta))
         except (TypeError, ValueError) as exc:
             raise InputError(f"metadata of {repo!r} is not JSON: {exc}") from exc
-        self._ensure_schema()
-        self._write(q.SET_META, repo=repo, json=text)
+        with self.writing([repo]):
+            self._write_data(q.SET_META, rows=[{"key": repo, "repo": repo, "props": {"repo": repo, "json": text}}])
 
     def delete_objects(self, ids: Sequence[NodeId]) -> None:
         unique = list(dict.fromkeys(ids))
-        for chunk in _chunks(unique, self.settings.batch_size):
-            self._write(q.DELETE_OBJECTS, ids=list(chunk))
+        if not unique:
+            return
+        with self.writing({self._versions.repo_of(i) for i in unique}):
+            for chunk in _chunks(unique, self.settings.batch_size):
+                self._write_statements(q.DELETE_OBJECTS, ids=list(chunk))
 
     def delete_edges(self, keys: Sequence[tuple[NodeId, NodeId, str]]) -> None:
         by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for source, target, kind in dict.fromkeys(keys):
             if q.rel_types([kind]) is not None:  # an edge of another kind cannot be stored
                 by_kind[kind].append({"source": source, "target": target})
-        for kind, rows in by_kind.items():
-            self._write_rows(q.delete_edges(kind), rows)
+        if not by_kind:
+            return
+        with self.writing({self._versions.repo_of(r["source"]) for rows in by_kind.values() for r in rows}):
+            for kind, rows in by_kind.items():
+                self._write_rows(q.delete_edges(kind), rows)
 
     def delete_unresolved(self, keys: Sequence[tuple[NodeId, str, str, int]]) -> None:
-        rows = [_unresolved_key(tuple(k)) for k in dict.fromkeys(keys)]
-        for chunk in _chunks(rows, self.settings.batch_size):
-            self._write(q.DELETE_UNRESOLVED, keys=list(chunk))
+        unique = list(dict.fromkeys(tuple(k) for k in keys))
+        if not unique:
+            return
+        with self.writing({self._versions.repo_of(k[0]) for k in unique}):
+            for chunk in _chunks([_unresolved_key(k) for k in unique], self.settings.batch_size):
+                self._write_data(q.DELETE_UNRESOLVED, keys=list(chunk))
 
     def delete_files(self, repo: str, paths: Sequence[str]) -> None:
-        # one batch after another: concurrent DETACH DELETEs of linked nodes deadlock
         unique = list(dict.fromkeys(paths))
-        for chunk in _chunks(unique, DELETE_BATCH_PATHS):
-            self._write(q.DELETE_FILES, repo=repo, paths=list(chunk))
+        if not unique:
+            return
+        with self.writing([repo]):
+            # one batch after another: concurrent DETACH DELETEs of linked nodes deadlock
+            for chunk in _chunks(unique, DELETE_BATCH_PATHS):
+                ids = [r["id"] for r in self._read(q.FILE_OBJECT_IDS, repo=repo, paths=list(chunk))]
+                if ids:
+                    self._write_statements(q.DELETE_OBJECTS, ids=ids)
 
     def delete_repository(self, repo: str) -> None:
-        paths = [r["path"] for r in self._read(q.REPOSITORY_PATHS, repo=repo)]
-        self.delete_files(repo, paths)
-        self._write(q.DELETE_META, repo=repo)
+        with self.writing([repo]):
+            paths = [r["path"] for r in self._read(q.REPOSITORY_PATHS, repo=repo)]
+            self.delete_files(repo, paths)
+            self._write_data(q.DELETE_META, repo=repo)
 
     # -- reads ----------------------------------------------------------------
     def get_objects(self, ids: Iterable[NodeId]) -> dict[NodeId, CodeObject]:
@@ -537,12 +662,13 @@ class Neo4jStore:
         } for s in record.get("slots", [])]
         for statement in q.ALLOCATION_SCHEMA:
             self._write(statement)
+        pin = self.pins()
         with self._errors(), self._driver.session(database=self.settings.database) as session:
             def work(tx: Any) -> None:
                 tx.run(q.WRITE_ALLOCATION, id=aid, props=props).consume()
-                tx.run(q.WRITE_CANDIDATES, id=aid, rows=candidates).consume()
+                tx.run(q.WRITE_CANDIDATES, id=aid, rows=candidates, pin=pin).consume()
                 tx.run(q.LINK_MERGED, rows=merged).consume()
-                tx.run(q.WRITE_SELECTED, id=aid, rows=selected).consume()
+                tx.run(q.WRITE_SELECTED, id=aid, rows=selected, pin=pin).consume()
 
             session.execute_write(work)
         return aid

@@ -2,18 +2,31 @@
 
 Values always travel as ``$parameters``. The only text spliced into a query is
 labels and relationship types, and those come from the closed sets in
-``vitalrag.model`` (``NODE_KINDS``, ``EDGE_KINDS``) after validation, and
-property names from the fixed tuple ``OBJECT_FILTERS``; nothing a user or a
-parsed repository wrote ever becomes query text.
+``vitalrag.model`` (``NODE_KINDS``, ``EDGE_KINDS``) after validation, property
+names from the fixed tuple ``OBJECT_FILTERS``, and integers this module checks;
+nothing a user or a parsed repository wrote ever becomes query text.
 
-Graph layout::
+Graph layout (layout 2)::
 
-    (:CodeObject:<Kind> {id, kind, name, ..., caption})   one per code object
-    (a)-[:CALLS {lines}]->(b)                            one per edge, type = edge kind
-    (:CodeObject)-[:UNRESOLVED]->(:Unresolved {key, source, kind, name, line, reason})
-    (:Source {id, text})                                 file text, id = file node id
-    (:RepositoryMeta {repo, json})                       per-repository metadata
-    (:VitalRAGSchema {name: "vitalrag", version})        the schema version of the data
+    (:CodeObject:<Kind> {id, kind, name, ..., caption, born, died})   one per code object and version
+    (a)-[:CALLS {lines, born, died}]->(b)                one per edge, type = edge kind
+    (:CodeObject)-[:UNRESOLVED]->(:Unresolved {key, repo, source, kind, name, line, reason, born, died})
+    (:Source {id, repo, text, born, died})               file text, id = file node id
+    (:RepositoryMeta {repo, json, born, died})           per-repository metadata
+    (:RepositoryVersion {repo, current, writer, lease_until, flips, flipped_at})
+    (:VitalRAGSchema {name: "vitalrag", version, layout})   the schema version of the data
+
+**Versions.** Every node of a repository's copy and every edge is part of the
+versions ``born <= v < died`` of its repository (``died`` is ``ALIVE`` until a
+version removes it). ``RepositoryVersion.current`` is the version readers see;
+each read passes ``$pin`` (repository -> version) and keeps only what ``seen``
+says is in it. A writer holds a lease on the repository (``writer``,
+``lease_until``) and writes version current+1 beside the live one: what it
+removes or replaces gets ``died`` = that version, what it adds ``born`` = that
+version, the rest is shared. One short transaction then moves ``current``
+(``FLIP``). What a version removed stays for readers still pinned to the old one
+and is deleted a grace period after the flip (``flips``/``flipped_at``); what a
+killed writer left (born or ended after ``current``) is undone by the next one.
 """
 
 from __future__ import annotations
@@ -42,27 +55,185 @@ OBJECT_FILTERS: tuple[str, ...] = ("repo", "kind", "path", "name")
 
 _ALL_EDGE_TYPES = "|".join(EDGE_KINDS)
 
+#: ``died`` of what no version has removed (a version number never gets there)
+ALIVE = 2**62
+#: the layout of the data this module reads and writes (see the module docstring)
+LAYOUT = 2
+#: labels whose nodes belong to one version of one repository
+VERSIONED_LABELS: tuple[str, ...] = ("CodeObject", "Source", "Unresolved", "RepositoryMeta", "View",
+                                     "RetrievalMeta")
+
+
+def seen(var: str, repo: str | None = None) -> str:
+    """Cypher: ``var`` is in the version ``$pin`` names for its repository (``repo``:
+    the expression naming that repository, by default ``var.repo``)."""
+    return f"{var}.born <= $pin[{repo or var + '.repo'}] < {var}.died"
+
+
+def _retire(var: str) -> str:
+    """The tail of a statement that matched ``var``: remove it from the version being
+    written. Made by that version, it is deleted; older, it ends there (readers of the
+    live version still see it)."""
+    return (
+        f"WITH {var}, $pin[{var}.repo] AS w, {var}.born = $pin[{var}.repo] AS mine "
+        f"CALL ({var}, w, mine) {{ WITH {var}, w, mine WHERE NOT mine SET {var}.died = w }} "
+        f"CALL ({var}, mine) {{ WITH {var}, mine WHERE mine DETACH DELETE {var} }}"
+    )
+
+
+def _put_versioned(label: str, key: str, after_create: str = "") -> str:
+    """Insert or replace ``label`` nodes by ``key`` in the version being written
+    (rows ``{key, repo, props}``): a node that version made is updated in place, an
+    older one ends there and a new one is made."""
+    return (
+        "UNWIND $rows AS row "
+        "WITH row, $pin[row.repo] AS w "
+        f"OPTIONAL MATCH (o:{label} {{{key}: row.key}}) WHERE {seen('o')} "
+        "WITH row, w, o, o IS NOT NULL AND o.born = w AS mine "
+        f"CALL (o, row, w, mine) {{ WITH o, row, w, mine WHERE mine SET o = row.props, o.born = w, o.died = {ALIVE} }} "
+        "CALL (o, row, w, mine) { WITH o, row, w, mine WHERE NOT mine "
+        f"CREATE (n:{label}) SET n = row.props, n.born = w, n.died = {ALIVE} "
+        "WITH o, n, w "
+        "CALL (o, w) { WITH o, w WHERE o IS NOT NULL SET o.died = w } "
+        f"{after_create}}} "
+        "RETURN count(*) AS written"
+    )
+
 # -- schema ------------------------------------------------------------------
 
 SCHEMA: tuple[str, ...] = (
-    "CREATE CONSTRAINT vitalrag_object_id IF NOT EXISTS FOR (n:CodeObject) REQUIRE n.id IS UNIQUE",
-    "CREATE CONSTRAINT vitalrag_unresolved_key IF NOT EXISTS FOR (u:Unresolved) REQUIRE u.key IS UNIQUE",
-    "CREATE CONSTRAINT vitalrag_source_id IF NOT EXISTS FOR (s:Source) REQUIRE s.id IS UNIQUE",
-    "CREATE CONSTRAINT vitalrag_meta_repo IF NOT EXISTS FOR (m:RepositoryMeta) REQUIRE m.repo IS UNIQUE",
     "CREATE CONSTRAINT vitalrag_schema_name IF NOT EXISTS FOR (v:VitalRAGSchema) REQUIRE v.name IS UNIQUE",
+    "CREATE CONSTRAINT vitalrag_repository_version IF NOT EXISTS FOR (g:RepositoryVersion) REQUIRE g.repo IS UNIQUE",
+    "CREATE INDEX vitalrag_object_lookup IF NOT EXISTS FOR (n:CodeObject) ON (n.id)",
     "CREATE INDEX vitalrag_object_repo_path IF NOT EXISTS FOR (n:CodeObject) ON (n.repo, n.path)",
     "CREATE INDEX vitalrag_object_repo IF NOT EXISTS FOR (n:CodeObject) ON (n.repo)",
     "CREATE INDEX vitalrag_object_kind IF NOT EXISTS FOR (n:CodeObject) ON (n.kind)",
     "CREATE INDEX vitalrag_object_name IF NOT EXISTS FOR (n:CodeObject) ON (n.name)",
     "CREATE INDEX vitalrag_object_path IF NOT EXISTS FOR (n:CodeObject) ON (n.path)",
+    "CREATE INDEX vitalrag_unresolved_lookup IF NOT EXISTS FOR (u:Unresolved) ON (u.key)",
     "CREATE INDEX vitalrag_unresolved_source IF NOT EXISTS FOR (u:Unresolved) ON (u.source)",
+    "CREATE INDEX vitalrag_unresolved_repo IF NOT EXISTS FOR (u:Unresolved) ON (u.repo)",
+    "CREATE INDEX vitalrag_source_lookup IF NOT EXISTS FOR (s:Source) ON (s.id)",
+    "CREATE INDEX vitalrag_source_repo IF NOT EXISTS FOR (s:Source) ON (s.repo)",
+    "CREATE INDEX vitalrag_meta_lookup IF NOT EXISTS FOR (m:RepositoryMeta) ON (m.repo)",
 )
 
 SCHEMA_AWAIT = "CALL db.awaitIndexes(300)"
 
-GET_SCHEMA_VERSION = "MATCH (v:VitalRAGSchema {name: 'vitalrag'}) RETURN v.version AS version"
+GET_SCHEMA_VERSION = (
+    "MATCH (v:VitalRAGSchema {name: 'vitalrag'}) RETURN v.version AS version, v.layout AS layout"
+)
 
-SET_SCHEMA_VERSION = "MERGE (v:VitalRAGSchema {name: 'vitalrag'}) SET v.version = $version"
+SET_SCHEMA_VERSION = (
+    "MERGE (v:VitalRAGSchema {name: 'vitalrag'}) SET v.version = $version, v.layout = $layout"
+)
+
+# -- layout 1 (one node per id, no versions) -> layout 2 ------------------------------
+
+#: the uniqueness constraints of layout 1: a version beside the live one needs them gone
+LAYOUT1_CONSTRAINTS: tuple[str, ...] = (
+    "vitalrag_object_id", "vitalrag_unresolved_key", "vitalrag_source_id", "vitalrag_meta_repo",
+    "vitalrag_view_id", "vitalrag_retrieval_meta",
+)
+
+
+def drop_constraint(name: str) -> str:
+    if name not in LAYOUT1_CONSTRAINTS:
+        raise ValueError(f"not a constraint of layout 1: {name!r}")
+    return f"DROP CONSTRAINT {name} IF EXISTS"
+
+
+#: each run until it changes nothing: the data of layout 1 becomes version 0
+MIGRATE: tuple[str, ...] = (
+    *(f"MATCH (n:{label}) WHERE n.born IS NULL AND n.repo IS NOT NULL WITH n LIMIT $batch "
+      f"SET n.born = 0, n.died = {ALIVE} RETURN count(*) AS n"
+      for label in ("CodeObject", "RepositoryMeta", "View", "RetrievalMeta")),
+    "MATCH (s:Source) WHERE s.born IS NULL WITH s LIMIT $batch "
+    "OPTIONAL MATCH (f:CodeObject {id: s.id}) WITH s, head(collect(f.repo)) AS repo "
+    f"SET s.repo = coalesce(repo, split(s.id, ':')[0]), s.born = 0, s.died = {ALIVE} RETURN count(*) AS n",
+    "MATCH (u:Unresolved) WHERE u.born IS NULL WITH u LIMIT $batch "
+    "OPTIONAL MATCH (f:CodeObject {id: u.source}) WITH u, head(collect(f.repo)) AS repo "
+    f"SET u.repo = coalesce(repo, split(u.source, ':')[0]), u.born = 0, u.died = {ALIVE} RETURN count(*) AS n",
+    f"MATCH ()-[r:{_ALL_EDGE_TYPES}]->() WHERE r.born IS NULL WITH r LIMIT $batch "
+    f"SET r.born = 0, r.died = {ALIVE} RETURN count(*) AS n",
+)
+
+MIGRATE_VERSIONS = (
+    "MATCH (n) WHERE (" + " OR ".join(f"n:{label}" for label in VERSIONED_LABELS) + ") AND n.born = 0 "
+    "WITH DISTINCT n.repo AS repo "
+    "MERGE (g:RepositoryVersion {repo: repo}) ON CREATE SET g.current = 0, g.flips = [], g.flipped_at = []"
+)
+
+# -- versions: pins, leases, the flip, garbage ------------------------------------------
+
+PINS = "MATCH (g:RepositoryVersion) RETURN g.repo AS repo, g.current AS current"
+
+#: take the write lease of a repository when no live writer holds it; ``expired``:
+#: the last holder never gave it back (killed), so what it wrote must be undone
+TAKE_LEASE = (
+    "MERGE (g:RepositoryVersion {repo: $repo}) "
+    "ON CREATE SET g.current = 0, g.flips = [], g.flipped_at = [] "
+    "WITH g, timestamp() AS now, g.writer AS holder, g.lease_until AS until "
+    "WITH g, now, holder, until, holder IS NULL OR until < now AS free "
+    "CALL (g, now, free) { WITH g, now, free WHERE free SET g.writer = $token, g.lease_until = now + $lease_ms } "
+    "RETURN free, free AND holder IS NOT NULL AS expired, g.current AS current, until - now AS left"
+)
+
+RENEW_LEASES = (
+    "UNWIND $repos AS repo MATCH (g:RepositoryVersion {repo: repo}) WHERE g.writer = $token "
+    "SET g.lease_until = timestamp() + $lease_ms RETURN count(*) AS n"
+)
+
+RELEASE_LEASES = (
+    "UNWIND $repos AS repo MATCH (g:RepositoryVersion {repo: repo}) WHERE g.writer = $token "
+    "SET g.writer = null, g.lease_until = null"
+)
+
+#: make the written versions current, all in one transaction, and give the leases back
+FLIP = (
+    "UNWIND $rows AS row MATCH (g:RepositoryVersion {repo: row.repo}) WHERE g.writer = $token "
+    "SET g.current = row.version, g.flips = g.flips + row.version, g.flipped_at = g.flipped_at + timestamp(), "
+    "g.writer = null, g.lease_until = null "
+    "RETURN count(*) AS n"
+)
+
+#: the newest version whose flip is at least ``$grace_ms`` old: what it and the ones
+#: before it removed is read by no one any more
+DUE = (
+    "MATCH (g:RepositoryVersion {repo: $repo}) "
+    "RETURN reduce(due = null, i IN range(0, size(g.flips) - 1) | "
+    "CASE WHEN g.flipped_at[i] <= timestamp() - $grace_ms THEN g.flips[i] ELSE due END) AS due"
+)
+
+FORGET_FLIPS = (
+    "MATCH (g:RepositoryVersion {repo: $repo}) "
+    "SET g.flipped_at = [i IN range(0, size(g.flips) - 1) WHERE g.flips[i] > $upto | g.flipped_at[i]], "
+    "g.flips = [f IN g.flips WHERE f > $upto]"
+)
+
+_GARBAGE = {
+    "ended": "x.died <= $upto",              # removed by a version readers no longer see
+    "unborn": "x.born > $upto",              # written after the current version by a writer that died
+    "reopen": f"$upto < x.died < {ALIVE}",   # removed by such a writer: alive again
+}
+
+
+def garbage_nodes(label: str, what: str) -> str:
+    """Up to ``$batch`` nodes of ``label`` of ``$repo``, deleted (``ended``, ``unborn``)
+    or made alive again (``reopen``); returns how many."""
+    if label not in VERSIONED_LABELS:
+        raise ValueError(f"not a versioned label: {label!r}")
+    act = f"SET x.died = {ALIVE}" if what == "reopen" else "DETACH DELETE x"
+    return (f"MATCH (x:{label} {{repo: $repo}}) WHERE {_GARBAGE[what]} WITH x LIMIT $batch {act} "
+            "RETURN count(*) AS n")
+
+
+def garbage_edges(what: str) -> str:
+    """Up to ``$batch`` edges from objects of ``$repo``, as ``garbage_nodes``."""
+    act = f"SET x.died = {ALIVE}" if what == "reopen" else "DELETE x"
+    return (f"MATCH (:CodeObject {{repo: $repo}})-[x:{_ALL_EDGE_TYPES}]->() WHERE {_GARBAGE[what]} "
+            f"WITH x LIMIT $batch {act} RETURN count(*) AS n")
+
 
 # -- writes ------------------------------------------------------------------
 
@@ -83,126 +254,142 @@ def edge_type(kind: str) -> str:
 
 
 def upsert_objects(kind: str) -> str:
-    """MERGE a batch of one kind by id. A node whose kind changed loses its old
-    kind label (checked per row, so the common case pays nothing for it)."""
+    """Insert or replace a batch of one kind by id in the version being written. An
+    object that version made is updated in place (its kind label too); an older one
+    ends there and a new node takes its place, with a copy of every link whose other
+    end is in the version (edges both ways, self-loops, unresolved references, views)."""
     label = kind_label(kind)
     others = ":".join(v for v in KIND_LABELS.values() if v != label)
     return (
         "UNWIND $rows AS row "
-        "MERGE (n:CodeObject {id: row.id}) "
-        "WITH n, row, n.kind AS old "
-        "SET n = row.props "
-        f"SET n:{label} "
-        "WITH n, old WHERE old IS NOT NULL AND old <> n.kind "
-        f"REMOVE n:{others}"
+        "WITH row, $pin[row.props.repo] AS w "
+        f"OPTIONAL MATCH (o:CodeObject {{id: row.id}}) WHERE {seen('o')} "
+        "WITH row, w, o, o IS NOT NULL AND o.born = w AS mine "
+        "CALL (o, row, w, mine) { WITH o, row, w, mine WHERE mine "
+        f"SET o = row.props, o.born = w, o.died = {ALIVE} REMOVE o:{others} SET o:{label} }} "
+        "CALL (o, row, w, mine) { WITH o, row, w, mine WHERE NOT mine "
+        f"CREATE (n:CodeObject:{label}) SET n = row.props, n.born = w, n.died = {ALIVE} "
+        "WITH o, n, w WHERE o IS NOT NULL "
+        "SET o.died = w "
+        "WITH o, n, w "
+        "CALL (o, n, w) { MATCH (o)-[r]->(t) "
+        f"WHERE t <> o AND (r.born IS NULL OR r.born <= w < r.died) AND {seen('t')} "
+        "CREATE (n)-[c:$(type(r))]->(t) SET c = properties(r) } "
+        "CALL (o, n) { MATCH (o)<-[r]-(s) "
+        f"WHERE s <> o AND (r.born IS NULL OR {seen('r', 's.repo')}) AND {seen('s')} "
+        "CREATE (s)-[c:$(type(r))]->(n) SET c = properties(r) } "
+        "CALL (o, n, w) { MATCH (o)-[r]->(o) WHERE r.born IS NULL OR r.born <= w < r.died "
+        "CREATE (n)-[c:$(type(r))]->(n) SET c = properties(r) } "
+        "}"
     )
 
 
 def create_objects(kind: str) -> str:
-    """CREATE a batch of one kind: for a repository known to hold none of them."""
-    return f"UNWIND $rows AS row CREATE (n:CodeObject:{kind_label(kind)}) SET n = row.props"
+    """CREATE a batch of one kind: for a version known to hold none of them."""
+    return (f"UNWIND $rows AS row CREATE (n:CodeObject:{kind_label(kind)}) "
+            f"SET n = row.props, n.born = $pin[row.props.repo], n.died = {ALIVE}")
 
 
 MISSING_OBJECTS = (
     "UNWIND $ids AS id "
-    "OPTIONAL MATCH (n:CodeObject {id: id}) "
+    f"OPTIONAL MATCH (n:CodeObject {{id: id}}) WHERE {seen('n')} "
     "WITH id, n WHERE n IS NULL "
     "RETURN id"
 )
 
+_EDGE_ENDS = (
+    "UNWIND $rows AS row "
+    f"MATCH (s:CodeObject {{id: row.source}}) WHERE {seen('s')} "
+    f"MATCH (t:CodeObject {{id: row.target}}) WHERE {seen('t')} "
+)
+
 
 def upsert_edges(kind: str) -> str:
-    """MERGE a batch of one edge kind; ``lines`` are replaced, as in the embedded store."""
+    """Insert or replace a batch of one edge kind; ``lines`` are replaced, as in the
+    embedded store (an edge the version being written made is updated in place, an
+    older one ends there and a new one starts)."""
     rel = edge_type(kind)
     return (
-        "UNWIND $rows AS row "
-        "MATCH (s:CodeObject {id: row.source}) "
-        "MATCH (t:CodeObject {id: row.target}) "
-        f"MERGE (s)-[r:{rel}]->(t) "
-        "SET r.lines = row.lines "
+        _EDGE_ENDS
+        + "WITH row, s, t, $pin[s.repo] AS w "
+        f"OPTIONAL MATCH (s)-[r:{rel}]->(t) WHERE r.born <= w < r.died "
+        "WITH row, s, t, w, r, r IS NOT NULL AND r.born = w AS mine "
+        "CALL (r, row, mine) { WITH r, row, mine WHERE mine SET r.lines = row.lines } "
+        "CALL (s, t, r, row, w, mine) { WITH s, t, r, row, w, mine WHERE NOT mine "
+        f"CREATE (s)-[:{rel} {{lines: row.lines, born: w, died: {ALIVE}}}]->(t) "
+        "WITH r, w WHERE r IS NOT NULL SET r.died = w } "
         "RETURN count(*) AS written"
     )
 
 
-UPSERT_UNRESOLVED = (
-    "UNWIND $rows AS row "
-    "MERGE (u:Unresolved {key: row.key}) "
-    "SET u += row.props "
-    "WITH u "
-    "OPTIONAL MATCH (s:CodeObject {id: u.source}) "
-    "FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | MERGE (s)-[:UNRESOLVED]->(u))"
-)
-
-#: for a repository just deleted: none of its references exists yet
-CREATE_UNRESOLVED = (
-    "UNWIND $rows AS row "
-    "CREATE (u:Unresolved) "
-    "SET u = row.props, u.key = row.key "
-    "WITH u "
-    "MATCH (s:CodeObject {id: u.source}) "
-    "CREATE (s)-[:UNRESOLVED]->(u)"
-)
-
-PUT_SOURCES = "UNWIND $rows AS row MERGE (s:Source {id: row.id}) SET s.text = row.text"
-
-SET_META = "MERGE (m:RepositoryMeta {repo: $repo}) SET m.json = $json"
-
-DELETE_FILES = (
-    "MATCH (n:CodeObject {repo: $repo}) WHERE n.path IN $paths "
-    "WITH collect(n) AS nodes, collect(n.id) AS ids "
-    "OPTIONAL MATCH (u:Unresolved) WHERE u.source IN ids "
-    "WITH nodes, ids, collect(u) AS refs "
-    "OPTIONAL MATCH (s:Source) WHERE s.id IN ids "
-    "WITH nodes, refs, collect(s) AS sources "
-    "FOREACH (u IN refs | DETACH DELETE u) "
-    "FOREACH (s IN sources | DELETE s) "
-    "FOREACH (n IN nodes | DETACH DELETE n)"
-)
-
-DELETE_OBJECTS = (
-    "UNWIND $ids AS id "
-    "MATCH (n:CodeObject {id: id}) "
-    "OPTIONAL MATCH (s:Source {id: id}) "
-    "DELETE s "
-    "WITH n, id "
-    "OPTIONAL MATCH (u:Unresolved {source: id}) "
-    "DETACH DELETE u "
-    "WITH DISTINCT n "
-    "DETACH DELETE n"
-)
-
-
 def create_edges(kind: str) -> str:
-    """CREATE a batch of one edge kind between existing nodes (no MERGE lookup)."""
+    """CREATE a batch of one edge kind between existing nodes (no lookup of the edge)."""
     rel = edge_type(kind)
     return (
-        "UNWIND $rows AS row "
-        "MATCH (s:CodeObject {id: row.source}) "
-        "MATCH (t:CodeObject {id: row.target}) "
-        f"CREATE (s)-[r:{rel}]->(t) SET r.lines = row.lines "
+        _EDGE_ENDS
+        + f"CREATE (s)-[r:{rel}]->(t) SET r.lines = row.lines, r.born = $pin[s.repo], r.died = {ALIVE} "
         "RETURN count(*) AS written"
     )
 
 
 def delete_edges(kind: str) -> str:
-    """Delete a batch of edges of one kind by (source, target); missing ones are no-ops."""
+    """Remove a batch of edges of one kind by (source, target); missing ones are no-ops."""
     rel = edge_type(kind)
     return (
         "UNWIND $rows AS row "
-        f"MATCH (:CodeObject {{id: row.source}})-[r:{rel}]->(:CodeObject {{id: row.target}}) "
-        "DELETE r"
+        f"MATCH (s:CodeObject {{id: row.source}}) WHERE {seen('s')} "
+        f"MATCH (s)-[r:{rel}]->(t:CodeObject {{id: row.target}}) WHERE {seen('t')} AND {seen('r', 's.repo')} "
+        "WITH r, $pin[s.repo] AS w "
+        "WITH r, w, r.born = w AS mine "
+        "CALL (r, w, mine) { WITH r, w, mine WHERE NOT mine SET r.died = w } "
+        "CALL (r, mine) { WITH r, mine WHERE mine DELETE r }"
     )
 
 
-DELETE_UNRESOLVED = "UNWIND $keys AS key MATCH (u:Unresolved {key: key}) DETACH DELETE u"
+#: rows ``{key, repo, props}``; linked from their source object when it is in the version
+UPSERT_UNRESOLVED = _put_versioned(
+    "Unresolved", "key",
+    f"WITH n OPTIONAL MATCH (s:CodeObject {{id: n.source}}) WHERE {seen('s')} "
+    "FOREACH (_ IN CASE WHEN s IS NULL THEN [] ELSE [1] END | CREATE (s)-[:UNRESOLVED]->(n)) ",
+)
 
-REPOSITORY_PATHS = "MATCH (n:CodeObject {repo: $repo}) RETURN DISTINCT n.path AS path"
+#: for a version known to hold none of these references
+CREATE_UNRESOLVED = (
+    "UNWIND $rows AS row "
+    f"CREATE (u:Unresolved) SET u = row.props, u.born = $pin[row.repo], u.died = {ALIVE} "
+    "WITH u "
+    f"MATCH (s:CodeObject {{id: u.source}}) WHERE {seen('s')} "
+    "CREATE (s)-[:UNRESOLVED]->(u)"
+)
 
-DELETE_META = "MATCH (m:RepositoryMeta {repo: $repo}) DELETE m"
+#: rows ``{key: file id, repo, props: {id, repo, text}}``
+PUT_SOURCES = _put_versioned("Source", "id")
+
+#: rows ``{key: repo, repo, props: {repo, json}}``
+SET_META = _put_versioned("RepositoryMeta", "repo")
+
+#: the ids of the objects in ``$paths`` of ``$repo``
+FILE_OBJECT_IDS = (
+    f"MATCH (n:CodeObject {{repo: $repo}}) WHERE n.path IN $paths AND {seen('n')} RETURN n.id AS id"
+)
+
+#: objects by id, with their sources and unresolved references (three statements,
+#: run in this order in one transaction)
+DELETE_OBJECTS: tuple[str, ...] = (
+    f"UNWIND $ids AS id MATCH (x:Unresolved {{source: id}}) WHERE {seen('x')} " + _retire("x"),
+    f"UNWIND $ids AS id MATCH (x:Source {{id: id}}) WHERE {seen('x')} " + _retire("x"),
+    f"UNWIND $ids AS id MATCH (x:CodeObject {{id: id}}) WHERE {seen('x')} " + _retire("x"),
+)
+
+DELETE_UNRESOLVED = f"UNWIND $keys AS key MATCH (x:Unresolved {{key: key}}) WHERE {seen('x')} " + _retire("x")
+
+REPOSITORY_PATHS = f"MATCH (n:CodeObject {{repo: $repo}}) WHERE {seen('n')} RETURN DISTINCT n.path AS path"
+
+DELETE_META = f"MATCH (x:RepositoryMeta {{repo: $repo}}) WHERE {seen('x')} " + _retire("x")
 
 # -- reads -------------------------------------------------------------------
 
-GET_OBJECTS = "UNWIND $ids AS id MATCH (n:CodeObject {id: id}) RETURN n {.*} AS n"
+GET_OBJECTS = f"UNWIND $ids AS id MATCH (n:CodeObject {{id: id}}) WHERE {seen('n')} RETURN n {{.*}} AS n"
 
 
 def find_objects(filters: Sequence[str]) -> str:
@@ -210,8 +397,8 @@ def find_objects(filters: Sequence[str]) -> str:
     for f in filters:
         if f not in OBJECT_FILTERS:
             raise ValueError(f"not an object filter: {f!r}")
-    where = " AND ".join(f"n.{f} = ${f}" for f in filters)
-    return "MATCH (n:CodeObject) " + (f"WHERE {where} " if where else "") + "RETURN n {.*} AS n"
+    where = " AND ".join([*(f"n.{f} = ${f}" for f in filters), seen("n")])
+    return f"MATCH (n:CodeObject) WHERE {where} RETURN n {{.*}} AS n"
 
 
 def rel_types(kinds: Sequence[str] | None) -> str | None:
@@ -224,18 +411,18 @@ def rel_types(kinds: Sequence[str] | None) -> str | None:
 
 
 _EDGE_RETURN = "RETURN s.id AS source, t.id AS target, type(r) AS kind, r.lines AS lines"
+#: an edge ``r`` from ``s`` to ``t``, all three in the pinned versions
+_EDGE_SEEN = f"{seen('s')} AND {seen('t')} AND {seen('r', 's.repo')}"
 
 
 def find_edges(types: str, *, repo: bool, source: bool, target: bool) -> str:
     """Edges of ``types`` (from ``rel_types``), filtered by the ``$repo``, ``$source``
     and ``$target`` parameters that are switched on."""
-    conds = []
-    if repo:
-        conds.append("s.repo = $repo")
+    conds = ["s.repo = $repo"] if repo else []
     s = "(s:CodeObject {id: $source})" if source else "(s:CodeObject)"
     t = "(t:CodeObject {id: $target})" if target else "(t:CodeObject)"
-    where = f"WHERE {' AND '.join(conds)} " if conds else ""
-    return f"MATCH {s}-[r:{types}]->{t} {where}{_EDGE_RETURN}"
+    where = " AND ".join([*conds, _EDGE_SEEN])
+    return f"MATCH {s}-[r:{types}]->{t} WHERE {where} {_EDGE_RETURN}"
 
 
 def edges_of(types: str, direction: str) -> str:
@@ -247,13 +434,14 @@ def edges_of(types: str, direction: str) -> str:
     elif direction == "both":
         # undirected match; read the ends back from the relationship
         return (
-            f"UNWIND $ids AS id MATCH (:CodeObject {{id: id}})-[r:{types}]-(:CodeObject) "
+            f"UNWIND $ids AS id MATCH (a:CodeObject {{id: id}})-[r:{types}]-(b:CodeObject) "
+            f"WHERE {seen('a')} AND {seen('b')} AND {seen('r', 'startNode(r).repo')} "
             "WITH DISTINCT r "
             "RETURN startNode(r).id AS source, endNode(r).id AS target, type(r) AS kind, r.lines AS lines"
         )
     else:
         raise ValueError(f"direction must be out, in or both, not {direction!r}")
-    return f"UNWIND $ids AS id MATCH {pattern} WITH DISTINCT s, r, t {_EDGE_RETURN}"
+    return f"UNWIND $ids AS id MATCH {pattern} WHERE {_EDGE_SEEN} WITH DISTINCT s, r, t {_EDGE_RETURN}"
 
 
 def neighbor_hop(types: str, direction: str) -> str:
@@ -263,41 +451,50 @@ def neighbor_hop(types: str, direction: str) -> str:
         raise ValueError(f"direction must be out, in or both, not {direction!r}")
     left, right = arrow
     return (
-        f"UNWIND $ids AS id MATCH (:CodeObject {{id: id}}){left}[:{types}]{right}(b:CodeObject) "
+        f"UNWIND $ids AS id MATCH (a:CodeObject {{id: id}}){left}[r:{types}]{right}(b:CodeObject) "
+        f"WHERE {seen('a')} AND {seen('b')} AND {seen('r', 'startNode(r).repo')} "
         "RETURN DISTINCT b.id AS id"
     )
 
 
 SAME_FILE = (
     "UNWIND $ids AS id "
-    "MATCH (n:CodeObject {id: id}) "
+    f"MATCH (n:CodeObject {{id: id}}) WHERE {seen('n')} "
     "OPTIONAL MATCH (p:CodeObject {repo: n.repo, path: n.path}) "
-    "WHERE p.id <> n.id AND p.kind IN $kinds "
+    f"WHERE p.id <> n.id AND p.kind IN $kinds AND {seen('p')} "
     "RETURN n.id AS id, collect(p.id) AS peers"
 )
 
-ALL_UNRESOLVED = "MATCH (u:Unresolved) RETURN u {.source, .kind, .name, .line, .reason} AS u"
+_UNRESOLVED_FIELDS = "u {.source, .kind, .name, .line, .reason}"
 
+ALL_UNRESOLVED = f"MATCH (u:Unresolved) WHERE {seen('u')} RETURN {_UNRESOLVED_FIELDS} AS u"
+
+#: the references whose source object belongs to ``$repo``
 REPO_UNRESOLVED = (
-    "MATCH (u:Unresolved) "
-    "MATCH (s:CodeObject {id: u.source}) WHERE s.repo = $repo "
-    "RETURN u {.source, .kind, .name, .line, .reason} AS u"
+    f"MATCH (s:CodeObject {{repo: $repo}}) WHERE {seen('s')} "
+    f"MATCH (u:Unresolved {{source: s.id}}) WHERE {seen('u')} "
+    f"RETURN {_UNRESOLVED_FIELDS} AS u"
 )
 
-GET_SOURCE = "MATCH (s:Source {id: $id}) RETURN s.text AS text"
+GET_SOURCE = f"MATCH (s:Source {{id: $id}}) WHERE {seen('s')} RETURN s.text AS text"
 
-GET_META = "MATCH (m:RepositoryMeta {repo: $repo}) RETURN m.json AS json"
+GET_META = f"MATCH (m:RepositoryMeta {{repo: $repo}}) WHERE {seen('m')} RETURN m.json AS json"
 
-REPOSITORIES = "MATCH (n:CodeObject {kind: 'repository'}) RETURN n.id AS id"
+REPOSITORIES = f"MATCH (n:CodeObject {{kind: 'repository'}}) WHERE {seen('n')} RETURN n.id AS id"
 
-COUNT_OBJECTS = "MATCH (n:CodeObject) RETURN n.kind AS kind, count(*) AS n"
+COUNT_OBJECTS = f"MATCH (n:CodeObject) WHERE {seen('n')} RETURN n.kind AS kind, count(*) AS n"
 
-COUNT_REPO_OBJECTS = "MATCH (n:CodeObject {repo: $repo}) RETURN n.kind AS kind, count(*) AS n"
+COUNT_REPO_OBJECTS = (
+    f"MATCH (n:CodeObject {{repo: $repo}}) WHERE {seen('n')} RETURN n.kind AS kind, count(*) AS n"
+)
 
-COUNT_EDGES = f"MATCH (:CodeObject)-[r:{_ALL_EDGE_TYPES}]->(:CodeObject) RETURN type(r) AS kind, count(*) AS n"
+COUNT_EDGES = (
+    f"MATCH (s:CodeObject)-[r:{_ALL_EDGE_TYPES}]->(t:CodeObject) WHERE {_EDGE_SEEN} "
+    "RETURN type(r) AS kind, count(*) AS n"
+)
 
 COUNT_REPO_EDGES = (
-    f"MATCH (:CodeObject {{repo: $repo}})-[r:{_ALL_EDGE_TYPES}]->(:CodeObject) "
+    f"MATCH (s:CodeObject {{repo: $repo}})-[r:{_ALL_EDGE_TYPES}]->(t:CodeObject) WHERE {_EDGE_SEEN} "
     "RETURN type(r) AS kind, count(*) AS n"
 )
 
@@ -325,7 +522,7 @@ WRITE_CANDIDATES = (
     "MERGE (v:CandidateView {key: row.key}) SET v += row.props "
     "MERGE (a)-[c:CONSIDERED]->(v) SET c += row.edge "
     "WITH v, row "
-    "OPTIONAL MATCH (o:CodeObject {id: row.props.object_key}) "
+    f"OPTIONAL MATCH (o:CodeObject {{id: row.props.object_key}}) WHERE {seen('o')} "
     "FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END | MERGE (v)-[:VIEW_OF]->(o))"
 )
 
@@ -338,7 +535,7 @@ LINK_MERGED = (
 WRITE_SELECTED = (
     "MATCH (a:Allocation {id: $id}) "
     "UNWIND $rows AS row "
-    "MATCH (o:CodeObject {id: row.object}) "
+    f"MATCH (o:CodeObject {{id: row.object}}) WHERE {seen('o')} "
     "MERGE (a)-[s:SELECTED {slot: row.slot}]->(o) SET s += row.props"
 )
 
@@ -363,12 +560,14 @@ DELETE_ALLOCATION = (
 
 # -- retrieval views -------------------------------------------------------------
 # (:View {id, object_id, kind, path, start_line, end_line, text, content_hash,
-#         identifier, repo, hash, search, embedding})-[:VIEW_OF]->(:CodeObject)
+#         identifier, repo, hash, search, embedding, born, died})-[:VIEW_OF]->(:CodeObject)
 # (:View:Dim<d>)                                     a view with an embedding of d dimensions
-# (:RetrievalMeta {repo, model, dim, views})         the model a repository's views are embedded with
+# (:RetrievalMeta {repo, model, dim, views, born, died})   the model a repository's views are embedded with
 #
 # One vector index per dimension (over ``:Dim<d>``), so repositories embedded with
 # models of different sizes can share a database; a query searches those of its model.
+# Views are versioned as the graph is: the indexes hold every version's views, and
+# a search keeps those in the pinned versions.
 #
 # ``search`` is the view's text as the BM25 tokenizer splits it (identifier parts,
 # casefolded, space-separated), so the fulltext index's whitespace analyzer sees
@@ -380,8 +579,8 @@ VIEW_VECTOR_INDEX = "vitalrag_view_embedding"
 VIEW_FULLTEXT_INDEX = "vitalrag_view_search"
 
 VIEW_SCHEMA: tuple[str, ...] = (
-    "CREATE CONSTRAINT vitalrag_view_id IF NOT EXISTS FOR (v:View) REQUIRE v.id IS UNIQUE",
-    "CREATE CONSTRAINT vitalrag_retrieval_meta IF NOT EXISTS FOR (m:RetrievalMeta) REQUIRE m.repo IS UNIQUE",
+    "CREATE INDEX vitalrag_view_lookup IF NOT EXISTS FOR (v:View) ON (v.id)",
+    "CREATE INDEX vitalrag_retrieval_meta_lookup IF NOT EXISTS FOR (m:RetrievalMeta) ON (m.repo)",
     "CREATE INDEX vitalrag_view_repo IF NOT EXISTS FOR (v:View) ON (v.repo)",
     "CREATE INDEX vitalrag_view_object IF NOT EXISTS FOR (v:View) ON (v.object_id)",
     "CREATE INDEX vitalrag_view_identifier IF NOT EXISTS FOR (v:View) ON (v.identifier)",
@@ -419,74 +618,78 @@ def view_vector_index(dim: int) -> str:
 
 
 RETRIEVAL_META = (
-    "MATCH (m:RetrievalMeta) RETURN m.repo AS repo, m.model AS model, m.dim AS dim, m.views AS views"
+    f"MATCH (m:RetrievalMeta) WHERE {seen('m')} "
+    "RETURN m.repo AS repo, m.model AS model, m.dim AS dim, m.views AS views"
 )
 
-SET_RETRIEVAL_META = (
-    "MERGE (m:RetrievalMeta {repo: $repo}) SET m.model = $model, m.dim = $dim, m.views = $views"
+#: rows ``{key: repo, repo, props: {repo, model, dim, views}}``
+SET_RETRIEVAL_META = _put_versioned("RetrievalMeta", "repo")
+
+DELETE_RETRIEVAL_META = (
+    f"UNWIND $repos AS repo MATCH (x:RetrievalMeta {{repo: repo}}) WHERE {seen('x')} " + _retire("x")
 )
 
-DELETE_RETRIEVAL_META = "UNWIND $repos AS repo MATCH (m:RetrievalMeta {repo: repo}) DELETE m"
+VIEW_HASHES = f"MATCH (v:View {{repo: $repo}}) WHERE {seen('v')} RETURN v.id AS id, v.hash AS hash"
 
-VIEW_HASHES = "MATCH (v:View {repo: $repo}) RETURN v.id AS id, v.hash AS hash"
 
 def create_views(dim: int | None) -> str:
-    """CREATE a batch of views (a changed view is deleted first); with ``dim``, each
+    """CREATE a batch of views (a changed view is removed first); with ``dim``, each
     with its embedding, stored as a float32 vector property (half the size of a
     list of floats) under the label the vector index of ``dim`` reads."""
+    made = f"SET v = row.props, v.born = $pin[row.props.repo], v.died = {ALIVE} "
     if dim is None:
-        return "UNWIND $rows AS row CREATE (v:View) SET v = row.props RETURN count(*) AS written"
+        return f"UNWIND $rows AS row CREATE (v:View) {made}RETURN count(*) AS written"
     return (
         "UNWIND $rows AS row "
-        f"CREATE (v:View:{dim_label(dim)}) SET v = row.props "
+        f"CREATE (v:View:{dim_label(dim)}) {made}"
         "WITH v, row "
         "CALL db.create.setNodeVectorProperty(v, 'embedding', row.embedding) "
         "RETURN count(*) AS written"
     )
 
 
-#: views whose object was (re)written since: link them again (a DETACH DELETE of
-#: an object takes its VIEW_OF links with it)
+#: views of ``$repo`` not linked to their object in the version (new views, and views
+#: whose object was written again): link them
 LINK_VIEWS = (
-    "MATCH (v:View {repo: $repo}) WHERE NOT (v)-[:VIEW_OF]->() "
-    "MATCH (o:CodeObject {id: v.object_id}) "
+    f"MATCH (v:View {{repo: $repo}}) WHERE {seen('v')} "
+    f"AND NOT EXISTS {{ MATCH (v)-[:VIEW_OF]->(o:CodeObject) WHERE {seen('o')} }} "
+    f"MATCH (o:CodeObject {{id: v.object_id}}) WHERE {seen('o')} "
     "MERGE (v)-[:VIEW_OF]->(o)"
 )
 
-DELETE_VIEWS = "UNWIND $ids AS id MATCH (v:View {id: id}) DETACH DELETE v"
-
-#: views of repositories the graph no longer holds
-STALE_VIEW_IDS = "MATCH (v:View) WHERE NOT v.repo IN $repos RETURN v.id AS id"
+DELETE_VIEWS = f"UNWIND $ids AS id MATCH (x:View {{id: id}}) WHERE {seen('x')} " + _retire("x")
 
 _VIEW_FIELDS = "{.id, .object_id, .kind, .path, .start_line, .end_line, .text, .content_hash, .identifier, .repo}"
 
-COUNT_VIEWS = "MATCH (v:View) RETURN count(v) AS n"
+COUNT_VIEWS = f"MATCH (v:View) WHERE {seen('v')} RETURN count(v) AS n"
 
-COUNT_REPO_VIEWS = "MATCH (v:View) WHERE v.repo IN $repos RETURN count(v) AS n"
-
-READ_REPO_VIEWS = f"MATCH (v:View {{repo: $repo}}) RETURN v {_VIEW_FIELDS} AS v, v.hash AS hash"
+COUNT_REPO_VIEWS = f"MATCH (v:View) WHERE v.repo IN $repos AND {seen('v')} RETURN count(v) AS n"
 
 READ_VIEWS_EMBEDDED = (
-    f"UNWIND $ids AS id MATCH (v:View {{id: id}}) RETURN v {_VIEW_FIELDS} AS v, v.hash AS hash, "
-    "v.embedding AS embedding"
+    f"UNWIND $ids AS id MATCH (v:View {{id: id}}) WHERE {seen('v')} "
+    f"RETURN v {_VIEW_FIELDS} AS v, v.hash AS hash, v.embedding AS embedding"
 )
 
-#: BM25 over ``search``; ``$repos`` null searches every repository. The index's
-#: limit applies before the filter, so a filtered caller over-fetches.
+#: a hit of an index search: the view when it is in the pinned versions and in
+#: ``$repos`` (null: every repository), else null (the caller counts what the index
+#: gave, to tell a filtered-out hit from the index running out)
+_INDEX_HIT = (
+    f"RETURN CASE WHEN {seen('node')} AND ($repos IS NULL OR node.repo IN $repos) "
+    f"THEN node {_VIEW_FIELDS} END AS v, score"
+)
+
+#: BM25 over ``search``. The index's limit applies before the filters, so a caller
+#: that needs k over-fetches.
 SEARCH_VIEWS_FULLTEXT = (
-    "CALL db.index.fulltext.queryNodes($index, $text, {limit: $n}) YIELD node, score "
-    f"WHERE $repos IS NULL OR node.repo IN $repos RETURN node {_VIEW_FIELDS} AS v, score"
+    "CALL db.index.fulltext.queryNodes($index, $text, {limit: $n}) YIELD node, score " + _INDEX_HIT
 )
 
 #: approximate (HNSW) nearest views; the score is Neo4j's (1 + cosine) / 2
-SEARCH_VIEWS_VECTOR = (
-    "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score "
-    f"WHERE $repos IS NULL OR node.repo IN $repos RETURN node {_VIEW_FIELDS} AS v, score"
-)
+SEARCH_VIEWS_VECTOR = "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score " + _INDEX_HIT
 
 #: exact nearest views of the given repositories (a narrow filter)
 SEARCH_VIEWS_EXACT = (
-    "MATCH (v:View) WHERE v.repo IN $repos AND v.embedding IS NOT NULL "
+    f"MATCH (v:View) WHERE v.repo IN $repos AND {seen('v')} AND v.embedding IS NOT NULL "
     "WITH v, vector.similarity.cosine(v.embedding, $vector) AS score "
     "ORDER BY score DESC, v.id LIMIT $n "
     f"RETURN v {_VIEW_FIELDS} AS v, score"
@@ -495,13 +698,13 @@ SEARCH_VIEWS_EXACT = (
 #: object ids by name, from body and signature views (the graph walk's anchors)
 VIEW_NAMES = (
     "MATCH (v:View) WHERE v.identifier IN $names AND v.kind IN ['body', 'signature'] "
-    "AND ($repos IS NULL OR v.repo IN $repos) "
+    f"AND ($repos IS NULL OR v.repo IN $repos) AND {seen('v')} "
     "RETURN v.identifier AS name, collect(DISTINCT v.object_id) AS ids"
 )
 
 #: the body view of each object (what the walk returns for it)
 BODY_VIEWS = (
-    "UNWIND $ids AS id MATCH (v:View {object_id: id}) WHERE v.kind = 'body' "
+    f"UNWIND $ids AS id MATCH (v:View {{object_id: id}}) WHERE v.kind = 'body' AND {seen('v')} "
     f"RETURN v {_VIEW_FIELDS} AS v ORDER BY v.id"
 )
 

@@ -1,12 +1,14 @@
 """Retrieval views in the Neo4j store: written with their embeddings, searched
 through a native vector index and a fulltext index.
 
-``Neo4jViews`` wraps an open ``Neo4jStore`` (its driver, batching and error
-translation); the statements and the layout are in ``neo4j_queries``. A
-repository's views are written incrementally: each view row carries a hash of
-what it holds (text, identifier, the model of its embedding), and a write
-deletes the views that are gone or changed and creates the changed and new
-ones, leaving the rest alone.
+``Neo4jViews`` wraps an open ``Neo4jStore`` (its driver, batching, error
+translation and versions); the statements and the layout are in
+``neo4j_queries``. A repository's views are written incrementally: each view row
+carries a hash of what it holds (text, identifier, the model of its embedding),
+and a write removes the views that are gone or changed and creates the changed
+and new ones, leaving the rest alone. Views are versioned with the graph: inside
+the store's ``writing()`` block of an index run or a push they become visible
+together with the graph they were built from.
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ class RepoModel:
     model: str | None
     dim: int | None
     views: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The hits an index search kept, and how many the index gave (a search that
+    kept fewer than it asked for may have more to give when ``fetched`` is all of it)."""
+
+    hits: list[tuple[View, float]]
+    fetched: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +106,11 @@ class Neo4jViews:
         if vectors is not None and len(vectors) != len(views):
             raise InputError(f"{len(views)} views of {repo} but {len(vectors)} embeddings")
         self._ensure_schema(dim)
+        with self.store.writing([repo]):
+            return self._write_views(repo, views, tokenize, vectors, model, dim)
+
+    def _write_views(self, repo: str, views: Sequence[View], tokenize: Callable[[str], Sequence[str]],
+               vectors: Any | None, model: str | None, dim: int | None) -> ViewWrite:
         old = self.hashes(repo)
         rows: list[tuple[str, dict[str, Any]]] = []
         new_ids = set()
@@ -115,24 +131,26 @@ class Neo4jViews:
         # a changed view is deleted and created again (its Dim label may change too)
         delete = gone + [r["props"]["id"] for _, r in rows if r["props"]["id"] in old]
         for chunk in _chunks(delete, self.store.settings.batch_size):
-            self.store._write(q.DELETE_VIEWS, ids=list(chunk))
+            self.store._write_data(q.DELETE_VIEWS, ids=list(chunk))
         if rows:
             self.store._write_grouped(rows)
-        self.store._write(q.LINK_VIEWS, repo=repo)
-        self.store._write(q.SET_RETRIEVAL_META, repo=repo, model=model if dim is not None else None, dim=dim,
-                         views=len(views))
+        self.store._write_data(q.LINK_VIEWS, repo=repo)
+        meta = {"repo": repo, "model": model if dim is not None else None, "dim": dim, "views": len(views)}
+        self.store._write_data(q.SET_RETRIEVAL_META, rows=[{"key": repo, "repo": repo, "props": meta}])
         log.debug("views of %s: %d written, %d deleted, %d kept", repo, len(rows), len(gone),
                   len(views) - len(rows))
         return ViewWrite(repo, len(rows), len(gone), len(views) - len(rows))
 
     def delete_repositories(self, repos: Sequence[str]) -> None:
         """Remove every view of ``repos`` and their model records."""
-        for repo in repos:
-            ids = list(self.hashes(repo))
-            for chunk in _chunks(ids, self.store.settings.batch_size):
-                self.store._write(q.DELETE_VIEWS, ids=list(chunk))
-        if repos:
-            self.store._write(q.DELETE_RETRIEVAL_META, repos=list(repos))
+        if not repos:
+            return
+        with self.store.writing(repos):
+            for repo in repos:
+                ids = list(self.hashes(repo))
+                for chunk in _chunks(ids, self.store.settings.batch_size):
+                    self.store._write_data(q.DELETE_VIEWS, ids=list(chunk))
+            self.store._write_data(q.DELETE_RETRIEVAL_META, repos=list(repos))
 
     # -- reads ----------------------------------------------------------------------
     def hashes(self, repo: str) -> dict[str, str]:
@@ -147,23 +165,25 @@ class Neo4jViews:
                 out.append((View.from_dict(r["v"]), r["hash"], r["embedding"]))
         return out
 
-    def fulltext(self, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> list[tuple[View, float]]:
+    def fulltext(self, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> Found:
         """Up to ``n`` views by BM25 over their search text (Lucene's scorer), then
-        kept when in ``repos``; terms are escaped, never Lucene syntax."""
+        kept when in the pinned versions and in ``repos``; terms are escaped, never
+        Lucene syntax."""
         query = q.lucene_query(terms)
         if not query:
-            return []
+            return Found([], 0)
         records = self.store._read(q.SEARCH_VIEWS_FULLTEXT, index=q.VIEW_FULLTEXT_INDEX, text=query, n=n,
                                    repos=None if repos is None else list(repos))
-        return [(View.from_dict(r["v"]), float(r["score"])) for r in records]
+        return Found([(View.from_dict(r["v"]), float(r["score"])) for r in records if r["v"] is not None],
+                     len(records))
 
-    def nearest(self, vector: Sequence[float], dim: int, n: int,
-                repos: Sequence[str] | None) -> list[tuple[View, float]]:
+    def nearest(self, vector: Sequence[float], dim: int, n: int, repos: Sequence[str] | None) -> Found:
         """Up to ``n`` views from the vector index of ``dim`` (approximate), then
-        kept when in ``repos``; scores are cosines."""
+        kept when in the pinned versions and in ``repos``; scores are cosines."""
         records = self.store._read(q.SEARCH_VIEWS_VECTOR, index=q.vector_index_name(dim), n=n,
                                    vector=list(vector), repos=None if repos is None else list(repos))
-        return [(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records]
+        return Found([(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records
+                      if r["v"] is not None], len(records))
 
     def nearest_exact(self, vector: Sequence[float], n: int, repos: Sequence[str]) -> list[tuple[View, float]]:
         """The ``n`` nearest views of ``repos``, every one of their vectors compared."""

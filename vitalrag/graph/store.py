@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, file_id, split_lines
@@ -63,6 +64,14 @@ class GraphStore(Protocol):
         """Make every write so far durable (atomic for file stores)."""
 
     def close(self) -> None: ...
+
+    def writing(self, repos: Iterable[str] = ()) -> AbstractContextManager[None]:
+        """A block whose writes readers see together at its end (a server store writes
+        a new version of ``repos`` and of any repository the block writes to, and
+        switches to it); a block that fails leaves what readers see as it was."""
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A block whose reads all see one version of each repository."""
 
     # -- reads ----------------------------------------------------------------
     def get_objects(self, ids: Iterable[NodeId]) -> dict[NodeId, CodeObject]:
@@ -124,14 +133,17 @@ def is_server_uri(location: str) -> bool:
     return location.split("://", 1)[0] in {"neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc"}
 
 
-def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True) -> GraphStore:
+def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True,
+               held: bool = False) -> GraphStore:
     """Open a store: a ``neo4j://`` / ``bolt://`` URI, or an index folder
-    (default ``$VITALRAG_STORE`` or ``.vitalrag`` in the current directory)."""
+    (default ``$VITALRAG_STORE`` or ``.vitalrag`` in the current directory).
+    ``held``: a server store's reads all see one version of each repository (for a
+    one-shot command; see ``Neo4jStore``)."""
     loc = os.fspath(location) if location is not None else os.environ.get("VITALRAG_STORE", DEFAULT_STORE)
     if is_server_uri(loc):
         from vitalrag.graph.neo4j import Neo4jStore
 
-        return Neo4jStore.from_uri(loc)
+        return Neo4jStore.from_uri(loc, held=held)
     from vitalrag.graph.memory import MemoryStore
 
     return MemoryStore.open(loc, create=create)

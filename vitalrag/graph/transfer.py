@@ -1,7 +1,8 @@
 """Copy repositories between graph stores (embedded index <-> Neo4j).
 
 A copied repository replaces the one of the same name in the destination, so
-copying twice leaves the same graph. Objects of every repository go first and
+copying twice leaves the same graph; readers of the destination see the old copy
+or the new one, never a mix (``GraphStore.writing``). Objects of every repository go first and
 edges after, so an edge into another repository being copied finds its target.
 """
 
@@ -60,38 +61,41 @@ def copy_store(src: GraphStore, dst: GraphStore, repo: str | None = None, *,
             progress(stage, done, steps)
 
     objects_of: dict[str, list[CodeObject]] = {}
-    for r in repos:
-        objects_of[r] = src.find_objects(repo=r)
-        dst.delete_repository(r)
-        dst.upsert_objects(objects_of[r], fresh=True)
-        tick("copy objects")
-
     n_edges = n_unresolved = n_sources = 0
-    for r in repos:
-        edges = src.find_edges(repo=r)
-        dst.upsert_edges(edges, fresh=True)
-        n_edges += len(edges)
-        if repo is not None:
-            refs = src.unresolved(r)
-            dst.upsert_unresolved(refs, fresh=True)
-            n_unresolved += len(refs)
-        sources: dict[str, str] = {}
-        for obj in objects_of[r]:
-            if obj.kind == "file":
-                text = src.source(obj.id)
-                if text is not None:
-                    sources[obj.id] = text
-        dst.put_sources(sources)
-        n_sources += len(sources)
-        meta = src.get_meta(r)
-        if meta:
-            dst.set_meta(r, meta)
-        tick("copy edges and sources")
-    if repo is None:
-        # every reference, also those whose source object is in no repository
-        refs = src.unresolved(None)
-        dst.upsert_unresolved(refs)
-        n_unresolved = len(refs)
+    # one version of every repository copied: a server store's readers see the old
+    # copies until the last write, then the new ones (a kill leaves the old ones)
+    with dst.writing(repos):
+        for r in repos:
+            objects_of[r] = src.find_objects(repo=r)
+            dst.delete_repository(r)
+            dst.upsert_objects(objects_of[r], fresh=True)
+            tick("copy objects")
+
+        for r in repos:
+            edges = src.find_edges(repo=r)
+            dst.upsert_edges(edges, fresh=True)
+            n_edges += len(edges)
+            if repo is not None:
+                refs = src.unresolved(r)
+                dst.upsert_unresolved(refs, fresh=True)
+                n_unresolved += len(refs)
+            sources: dict[str, str] = {}
+            for obj in objects_of[r]:
+                if obj.kind == "file":
+                    text = src.source(obj.id)
+                    if text is not None:
+                        sources[obj.id] = text
+            dst.put_sources(sources)
+            n_sources += len(sources)
+            meta = src.get_meta(r)
+            if meta:
+                dst.set_meta(r, meta)
+            tick("copy edges and sources")
+        if repo is None:
+            # every reference, also those whose source object is in no repository
+            refs = src.unresolved(None)
+            dst.upsert_unresolved(refs)
+            n_unresolved = len(refs)
     dst.save()
     report = TransferReport(
         source=src.location, destination=dst.location, repos=tuple(repos),

@@ -14,7 +14,7 @@ anyway for their digest (``text`` of ``FileFacts`` is set from them, and must
 hash to the cached file object's ``content_hash``). A missing or unreadable
 entry, or a file of another version, only means that file is parsed again.
 
-During a run each process that parses (the main one and every parse worker)
+During a run each process that parses (this one, or each worker of a ``ParsePool``)
 appends the entries it makes to a segment of its own (``.<repo>.<run>.<pid>.part``);
 ``save`` writes the repository's file anew from the entries it kept and those
 segments, and renames it into place.
@@ -139,8 +139,8 @@ class FactsCache:
             self.record(path, digest)
 
     def record(self, path: str, digest: str) -> None:
-        """Enter a file whose entry was written to a segment (by a parse worker's
-        ``SegmentWriter``) for ``save`` to take."""
+        """Enter a file whose entry was written to a segment (``parse_files``, in
+        this process or a worker) for ``save`` to take."""
         self.files[path] = digest
 
     def save(self, keep: set[str]) -> None:

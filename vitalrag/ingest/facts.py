@@ -68,19 +68,9 @@ class Resolution:
     #: references to code outside the repository (standard library, dependencies)
     external: int = 0
 
-    def rows(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int]:
-        """Plain tuples (what a worker process sends back): ``from_rows`` inverts it."""
-        return [e.row() for e in self.edges], [u.row() for u in self.unresolved], self.external
-
-    @classmethod
-    def from_rows(cls, edges: list[Any], unresolved: list[Any], external: int) -> Resolution:
-        return cls([Edge(*e) for e in edges], [UnresolvedRef.from_row(u) for u in unresolved], external)
-
 
 Extractor = Callable[[str, str, str], FileFacts]
 Resolver = Callable[[str, list[FileFacts]], Resolution]
-#: resolves the per-file references of some of the files a ``resolve_parts`` was given
-PartResolver = Callable[[list[FileFacts]], Resolution]
 
 
 def combine(*parts: Resolution) -> Resolution:

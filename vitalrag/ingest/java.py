@@ -44,7 +44,7 @@ import posixpath
 from tree_sitter import Node
 
 from vitalrag.ingest.facts import FileFacts, IdSuffixes, content_hash
-from vitalrag.ingest.java_resolve import INDEX_REF_KINDS, index_view, resolve, resolve_each, resolve_parts
+from vitalrag.ingest.java_resolve import resolve
 from vitalrag.ingest.java_syntax import (
     DECLARATION_KINDS,
     TYPE_DECLS,
@@ -59,7 +59,7 @@ from vitalrag.ingest.languages import parser
 from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.model import CodeObject, file_id, object_id
 
-__all__ = ["INDEX_REF_KINDS", "extract", "index_view", "resolve", "resolve_each", "resolve_parts"]
+__all__ = ["extract", "resolve"]
 
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 

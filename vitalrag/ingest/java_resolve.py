@@ -21,20 +21,15 @@ object), ``missing-type`` (an import of a repository package's type that is not 
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
-from vitalrag.ingest.facts import FileFacts, PartResolver, RawRef, Resolution, combine
+from vitalrag.ingest.facts import FileFacts, RawRef, Resolution, combine
 from vitalrag.ingest.java_calls import CallResolver
 from vitalrag.ingest.java_index import External, FileCtx, JavaIndex, Missing, Scope, TypeInfo
 from vitalrag.model import Edge, UnresolvedRef, module_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["INDEX_REF_KINDS", "index_view", "resolve", "resolve_each", "resolve_parts"]
-
-#: the raw references the index is built from (``JavaIndex``): a file resolved
-#: elsewhere needs only these here
-INDEX_REF_KINDS = frozenset({"import", "inherit"})
+__all__ = ["resolve"]
 
 
 # ---- the resolver entry point ---------------------------------------------------------
@@ -134,58 +129,6 @@ class _Resolver:
             self.res.external += 1
         elif jt.reason != "type-variable":
             self.unresolved(ref, "REFERENCES", jt.reason or "unknown-type")
-
-
-class _Part:
-    """Resolves the references written in some of the indexed files; ``release``
-    frees the index (a web of types and methods that point at each other, which
-    would otherwise wait for the cyclic collector) once no part is left to do."""
-
-    def __init__(self, resolver: _Resolver) -> None:
-        self._resolver: _Resolver | None = resolver
-
-    def __call__(self, files: list[FileFacts]) -> Resolution:
-        if self._resolver is None:
-            raise RuntimeError("the Java index was released")
-        return self._resolver.run_files(files)
-
-    def release(self) -> None:
-        if self._resolver is not None:
-            self._resolver.release()
-            self._resolver = None
-
-
-def resolve_parts(repo: str, facts: list[FileFacts]) -> tuple[Resolution, PartResolver]:
-    """Index the repository's Java files and resolve what concerns all of them
-    (INHERITS); the function returned resolves the references written in any
-    subset of the files, so that subsets can be resolved in parallel (call its
-    ``release`` when done)."""
-    r = _Resolver(repo, facts)
-    return r.run_inherits(), _Part(r)
-
-
-def resolve_each(repo: str, facts: list[FileFacts], files: list[FileFacts]) -> list[Resolution]:
-    """Index the repository's Java files (``facts``: whole ones, or the
-    ``index_view`` of those not resolved here) and resolve the references written
-    in each of ``files`` (some of ``facts``): one result per file, without the
-    whole-repository INHERITS (``resolve_parts`` gives those)."""
-    r = _Resolver(repo, facts)
-    try:
-        return [r.run_files([f]) for f in files]
-    finally:
-        r.release()
-
-
-def index_view(f: FileFacts) -> FileFacts:
-    """What the index (``JavaIndex``) needs of a file whose references are resolved
-    elsewhere: its package and declarations, its imports and supertypes, and no
-    objects, calls, type uses or text. A parse worker gets these for the files it
-    did not parse."""
-    return replace(
-        f, objects=[], problems=[], text="",
-        parents={t["id"]: f.parents[t["id"]] for t in f.data.get("types", ()) if t["id"] in f.parents},
-        refs=[r for r in f.refs if r.kind in INDEX_REF_KINDS],
-    )
 
 
 def resolve(repo: str, facts: list[FileFacts]) -> Resolution:

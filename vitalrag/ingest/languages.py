@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from tree_sitter import Language, Parser, Query
 
@@ -40,6 +41,18 @@ LANGUAGES: tuple[str, ...] = tuple(sorted(_GRAMMARS))
 
 #: languages whose files import each other and are resolved together
 _FAMILY = {"typescript": "javascript", "tsx": "javascript"}
+
+#: language -> module with ``extract(repo, path, text) -> FileFacts``, an optional
+#: ``prepare(repo, facts)`` run on all of a language's files before the graph is
+#: built, and ``resolve(repo, facts) -> Resolution``; the other languages share the
+#: generic one
+_MODULES = {"python": "vitalrag.ingest.python", "java": "vitalrag.ingest.java"}
+_GENERIC = "vitalrag.ingest.generic"
+
+
+def language_module(language: str) -> Any:
+    """The extraction and resolution module of ``language``."""
+    return importlib.import_module(_MODULES.get(language, _GENERIC))
 
 
 def language_family(language: str) -> str:

@@ -23,11 +23,11 @@ from tree_sitter import Node, QueryCursor
 
 from vitalrag.ingest.facts import FileFacts, RawRef, content_hash
 from vitalrag.ingest.languages import parser, tags_query
-from vitalrag.ingest.python_resolve import prepare, resolve, resolve_parts
+from vitalrag.ingest.python_resolve import prepare, resolve
 from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.model import CodeObject, file_id, object_id, split_lines
 
-__all__ = ["extract", "prepare", "resolve", "resolve_parts", "is_test_file"]
+__all__ = ["extract", "prepare", "resolve", "is_test_file"]
 
 
 

@@ -24,7 +24,7 @@ import posixpath
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from vitalrag.ingest.facts import FileFacts, PartResolver, Resolution, combine
+from vitalrag.ingest.facts import FileFacts, Resolution, combine
 from vitalrag.model import Edge, UnresolvedRef
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__"}
@@ -533,25 +533,15 @@ class _Resolver:
                     self._unresolved(ref.source, "CALLS", ref.name, ref.line, t[1])
 
 
-def resolve_parts(repo: str, facts: list[FileFacts]) -> tuple[Resolution, PartResolver]:
-    """Bind imports and resolve IMPORTS and INHERITS (whole-repository work,
-    done once); the function returned resolves the calls written in any subset
-    of the files, so that subsets can be resolved in parallel."""
+def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
+    """Bind imports and resolve IMPORTS and INHERITS (whole-repository work),
+    then the calls written in every file."""
     r = _Resolver(repo, facts)
     r.build_bindings()
     r.import_edges()
     r.resolve_bases()
     r._memo.clear()  # names cached before bases were known may have missed inherited members
     shared = Resolution(r.edges, r.res.unresolved, r.res.external)
-
-    def calls(files: list[FileFacts]) -> Resolution:
-        r.edges, r.res = [], Resolution()
-        r.resolve_calls(files)
-        return Resolution(r.edges, r.res.unresolved, r.res.external)
-
-    return shared, calls
-
-
-def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
-    shared, calls = resolve_parts(repo, facts)
-    return combine(shared, calls(facts))
+    r.edges, r.res = [], Resolution()
+    r.resolve_calls(facts)
+    return combine(shared, Resolution(r.edges, r.res.unresolved, r.res.external))

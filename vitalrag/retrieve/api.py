@@ -64,12 +64,13 @@ def open_index(store: GraphStore, folder: Path) -> ViewIndex:
     return RetrievalIndex.load(folder)
 
 
-def open_pair(store_location: str, folder: Path) -> tuple[GraphStore, ViewIndex]:
+def open_pair(store_location: str, folder: Path, *, held: bool = False) -> tuple[GraphStore, ViewIndex]:
     """The graph store and the views its queries search, of one version: an embedded
     store whose retrieval index shares its folder is read as its version pointer
-    names the pair, once, so a re-index switching meanwhile is never half seen."""
+    names the pair, once, so a re-index switching meanwhile is never half seen.
+    ``held``: a server store's reads all see one version (see ``open_store``)."""
     if is_server_uri(store_location) or Path(store_location).resolve() != folder.resolve():
-        store = open_store(store_location, create=False)
+        store = open_store(store_location, create=False, held=held)
         try:
             return store, open_index(store, folder)
         except BaseException:
@@ -101,8 +102,9 @@ class Retriever:
              embedder: Embedder | None = None) -> Retriever:
         """A retriever over ``store_location``. A Neo4j store that holds views is
         searched on the server (nothing local needed but the model); one that does
-        not falls back to the local index folder."""
-        store, index = open_pair(store_location, index_folder(store_location, index_dir))
+        not falls back to the local index folder. Its reads of a server store see one
+        version of each repository (what one command or one call needs)."""
+        store, index = open_pair(store_location, index_folder(store_location, index_dir), held=True)
         return cls(store, index, embedder)
 
     def embedder_for(self, allowed: frozenset[str] | None) -> Embedder:

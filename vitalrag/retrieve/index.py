@@ -43,7 +43,6 @@ from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex, Embedder, embed_views
 from vitalrag.retrieve.sparse import SparseIndex
 from vitalrag.retrieve.views import ViewConfig, build_views
-from vitalrag.runtime import gc_paused
 
 log = logging.getLogger(__name__)
 
@@ -273,8 +272,7 @@ class RetrievalIndex:
             if meta.get("schema_version") != RETRIEVAL_SCHEMA:
                 raise SchemaMismatch(f"retrieval index {snap} has schema version "
                                      f"{meta.get('schema_version')}, expected {RETRIEVAL_SCHEMA}: re-index")
-            with gc_paused():
-                views = [View.from_dict(d) for d in orjson.loads((snap / "views.json").read_bytes())]
+            views = [View.from_dict(d) for d in orjson.loads((snap / "views.json").read_bytes())]
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
         hint = "re-index (`vitalrag index PATH`) to rebuild it"

@@ -16,6 +16,11 @@ graph. Nothing local is read but the embedding model.
 The fulltext index filters after its search too: a filtered BM25 search fetches
 4k, then 16k, ... hits until k are allowed or every view was fetched (exact).
 
+Both indexes hold the views of every version of a repository the store keeps (a
+push being written, what one replaced and is not yet collected), and a search
+keeps those of the versions its reads are pinned to: when fewer than k remain, it
+asks again for 4 times as many, up to every view the index holds.
+
 ``push_views`` writes a local ``RetrievalIndex`` into the store (incremental by
 view hash); ``pull_views`` restores a local one from it without embedding again.
 """
@@ -23,7 +28,6 @@ view hash); ``pull_views`` restores a local one from it without embedding again.
 from __future__ import annotations
 
 import logging
-import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -32,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vitalrag.errors import InputError, StoreError, StoreNotFound
-from vitalrag.graph.neo4j_views import Neo4jViews, RepoModel, ViewWrite, view_hash
+from vitalrag.graph.neo4j_views import Found, Neo4jViews, RepoModel, ViewWrite, view_hash
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex, EmbeddingCache
@@ -47,8 +51,6 @@ log = logging.getLogger(__name__)
 
 #: a filter keeping fewer than 1/NARROW of an index's views is searched exactly
 NARROW = 8
-#: how long the repositories' model records are trusted before they are read again
-META_TTL = 2.0
 
 Progress = Callable[[str, int, int], None]
 
@@ -67,7 +69,7 @@ class ServerIndex:
     def __init__(self, views: Neo4jViews) -> None:
         self.views = views
         self._models: dict[str, RepoModel] = {}
-        self._read_at = float("-inf")
+        self._models_of: tuple[tuple[str, int], ...] | None = None
 
     @classmethod
     def open(cls, store: GraphStore) -> ServerIndex | None:
@@ -76,11 +78,12 @@ class ServerIndex:
         return index if index.models() else None
 
     def models(self) -> dict[str, RepoModel]:
-        now = time.monotonic()
-        if now - self._read_at > META_TTL:
-            # re-read now and then: an index run may add repositories to a live server
+        """The model records of the versions reads see now (read again when a
+        repository switched to a new version)."""
+        pins = tuple(sorted(self.views.store.pins().items()))
+        if pins != self._models_of:
             self._models = self.views.models()
-            self._read_at = now
+            self._models_of = pins
         return self._models
 
     # -- ViewIndex --------------------------------------------------------------------
@@ -115,16 +118,8 @@ class ServerIndex:
 
     def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
         terms = code_tokens(query)
-        if allowed is None:
-            return self.views.fulltext(terms, k, None)
-        total = self.size
-        n = min(max(total, 1), 4 * k)
-        repos = sorted(allowed)
-        while True:
-            hits = self.views.fulltext(terms, n, repos)
-            if len(hits) >= k or n >= total:
-                return hits[:k]
-            n = min(total, 4 * n)
+        repos = None if allowed is None else sorted(allowed)
+        return _deepening(lambda n: self.views.fulltext(terms, n, repos), k, k if repos is None else 4 * k)
 
     def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
         model = self.model_of(allowed)
@@ -139,12 +134,12 @@ class ServerIndex:
             return []  # no direction: every cosine is undefined
         query = [float(x) for x in vector]
         if {m.repo for m in searched} == {m.repo for m in in_index}:
-            return self.views.nearest(query, dim, k, None)
+            return _deepening(lambda n: self.views.nearest(query, dim, n, None), k, k)
         repos = [m.repo for m in searched]
         wanted = sum(m.views for m in searched)
         total = sum(m.views for m in in_index)
         if wanted * NARROW >= total:
-            hits = self.views.nearest(query, dim, min(total, 4 * k), repos)
+            hits = self.views.nearest(query, dim, min(total, 4 * k), repos).hits
             if len(hits) >= k or len(hits) >= wanted:
                 return hits[:k]
         return self.views.nearest_exact(query, k, repos)
@@ -154,6 +149,17 @@ class ServerIndex:
 
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         return self.views.bodies(object_ids)
+
+
+def _deepening(search: Callable[[int], Found], k: int, first: int) -> Hits:
+    """``search(n)`` for n = ``first``, then 4 times as many, until it keeps k hits or
+    the index gives fewer than it was asked for (it has no more)."""
+    n = max(first, 1)
+    while True:
+        found = search(n)
+        if len(found.hits) >= k or found.fetched < n:
+            return found.hits[:k]
+        n *= 4
 
 
 # -- push and pull --------------------------------------------------------------------

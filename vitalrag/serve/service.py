@@ -7,7 +7,9 @@ the graph and the retrieval snapshot together; the files of the older layout
 too) with the one it loaded; when a re-index has switched it, it loads the new
 pair once and swaps it in. The embedding
 model is reused across reloads when the index names the same model, because
-loading it costs seconds while a stat costs microseconds.
+loading it costs seconds while a stat costs microseconds. On a Neo4j store each
+call's reads see one version of every repository (``GraphStore.snapshot``): a
+push or an index run switching meanwhile is seen whole by the next call.
 
 Every method raises ``VitalRAGError`` subclasses for what a caller can get
 wrong (the MCP layer turns them into tool errors); nothing here knows MCP.
@@ -15,15 +17,16 @@ wrong (the MCP layer turns them into tool errors); nothing here knows MCP.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from vitalrag.allocate.context import DEFAULT_POOL, check_context_args, context_from
 from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
@@ -46,6 +49,18 @@ MAX_NEIGHBORS = 500
 DIRECTIONS: tuple[str, ...] = ("both", "out", "in")
 
 Stamp = tuple[tuple[int, int, int] | None, ...]
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _one_version(method: Callable[Concatenate[ContextService, P], R]) -> Callable[Concatenate[ContextService, P], R]:
+    """A call whose reads, however many, see one version of each repository."""
+    @functools.wraps(method)
+    def call(self: ContextService, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._current().store.snapshot():
+            return method(self, *args, **kwargs)
+
+    return call
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +149,7 @@ class ContextService:
         return Retriever(store, index, embedder if index.has_dense else None)
 
     # -- retrieval and allocation ---------------------------------------------------
+    @_one_version
     def get_context(self, query: str, file: str | None = None, line: int | None = None, *,
                     budget: int = 4096, policy: str = DEFAULT_POLICY, k: int = 5,
                     pool: int = DEFAULT_POOL, tests: str = "auto", line_numbers: bool = True,
@@ -155,6 +171,7 @@ class ContextService:
             ],
         }
 
+    @_one_version
     def explain(self, query: str, file: str | None = None, line: int | None = None, *,
                 budget: int = 4096, policy: str = DEFAULT_POLICY, k: int = 5,
                 pool: int = DEFAULT_POOL, tests: str = "auto",
@@ -175,6 +192,7 @@ class ContextService:
         return context_from(self._current(), query, file, line, policy=policy, budget=budget, k=k,
                             pool=pool, tests=tests, line_numbers=line_numbers, repo=repo)
 
+    @_one_version
     def search(self, query: str, k: int = 10) -> list[dict[str, Any]]:
         """Ranked views from the fused dense, BM25 and graph-walk retrievers."""
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
@@ -188,6 +206,7 @@ class ContextService:
         ]
 
     # -- graph reads ----------------------------------------------------------------
+    @_one_version
     def get_object(self, object_id: str) -> dict[str, Any]:
         """An object's properties, its source lines and its edges."""
         store = self._current().store
@@ -205,6 +224,7 @@ class ContextService:
             "edges_total": len(edges),
         }
 
+    @_one_version
     def neighbors(self, object_id: str, kinds: Sequence[str] | None = None, depth: int = 1,
                   direction: str = "both") -> dict[str, Any]:
         """Objects within ``depth`` hops along edges of ``kinds`` (all kinds when none)."""
@@ -241,6 +261,7 @@ class ContextService:
                                  f"(ids look like repo:path/to/file.py:Class.method; `search` finds them)")
         return found[object_id]
 
+    @_one_version
     def index_status(self) -> dict[str, Any]:
         """What is loaded: repositories with counts, the index model and views, and times."""
         current = self._current()
