@@ -356,3 +356,21 @@ def test_a_member_shows_the_definition_line_of_its_retrieved_class(counter):
     assert "\n⋮\n" in alloc.parts[0] and counter.count(alloc.text) == rec.tokens
     off = run("parse", views, [cls, member], counter=counter, policy=PLAIN).record
     assert off.slots[0].spans == ((13, 14),)
+
+
+_LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"),
+                max_size=30)
+
+
+@given(lines=st.lists(_LINE, min_size=1, max_size=25), data=st.data(), start=st.integers(1, 2000),
+       signature=st.sampled_from(["", "def f(x):", "class  A( B ) :"]), call=st.booleans())
+def test_the_summed_token_count_is_the_exact_count_of_the_text(counter, lines, data, start, signature, call):
+    """Windows grow by summing cached per-line counts (agent_render._Builder.tokens): with
+    line numbers that sum must be the exact count of the text the agent receives."""
+    from vitalrag.allocate.agent_render import CallSite, _Builder
+
+    o = ObjectText(f"{REPO}:pkg/x.py:f", "pkg/x.py", "f", signature, start, tuple(lines), f"{REPO}:pkg/x.py")
+    site = CallSite("pkg/y.py", 7, ("    f(1)", "", "  return  ")) if call else None
+    b = _Builder(o, counter, True, site)
+    shown = data.draw(st.sets(st.integers(0, len(lines) - 1)))
+    assert b.tokens(shown) == counter.count(b.text(shown))

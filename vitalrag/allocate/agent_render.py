@@ -169,6 +169,7 @@ class _Builder:
         self.width = len(str(obj.end_line))
         self.call = call
         self._starts: list[bool] | None = None
+        self._line_tokens: list[int] | None = None
 
     @property
     def starts(self) -> list[bool]:
@@ -195,10 +196,14 @@ class _Builder:
         tail = "" if len(shown) == len(obj.lines) else f" (of {whole})"
         return f"--- {obj.path}:{spans or whole} {ident}{tail}".rstrip() + "\n"
 
-    def text(self, shown: set[int]) -> str:
-        parts = [self.descriptor(shown)]
+    def _head(self, shown: set[int]) -> str:
+        head = self.descriptor(shown)
         if shown and 0 not in shown and self.obj.signature:
-            parts.append(f"--- sig: {' '.join(self.obj.signature.split())}\n")
+            head += f"--- sig: {' '.join(self.obj.signature.split())}\n"
+        return head
+
+    def text(self, shown: set[int]) -> str:
+        parts = [self._head(shown)]
         last = None
         for i in sorted(shown):
             if last is not None and i != last + 1:
@@ -208,6 +213,27 @@ class _Builder:
         if self.call is not None:
             parts.append(self.call_text())
         return "".join(parts)
+
+    def tokens(self, shown: set[int]) -> int:
+        """The exact token count of ``text(shown)``, without building and encoding it
+        each time a window grows by a block. With line numbers every part of the text
+        (head, each line, each gap, the call site) ends in a newline and the next
+        begins with a digit or a mark, and cl100k_base's pre-tokenizer never joins a
+        newline to what follows it there, so the count is the sum of the parts'
+        counts (cached per line). Without numbers blank lines merge: counted whole."""
+        if not self.numbers:
+            return self.counter.count(self.text(shown))
+        if self._line_tokens is None:
+            self._line_tokens = self.counter.count_lines([self.line(i) for i in range(len(self.obj.lines))])
+        lt = self._line_tokens
+        order = sorted(shown)
+        gaps = sum(1 for a, b in zip(order, order[1:]) if b != a + 1)
+        n = self.counter.count(self._head(shown)) + sum(lt[i] for i in order)
+        if gaps:
+            n += gaps * self.counter.count(GAP)
+        if self.call is not None:
+            n += self.counter.count(self.call_text())
+        return n
 
     def call_text(self) -> str:
         c = self.call
@@ -262,7 +288,7 @@ def full_agent_rendering(obj: ObjectText, counter: TokenCounter, *, call: CallSi
     b = _Builder(obj, counter, line_numbers, call)
     everything = set(range(len(obj.lines)))
     text = b.text(everything)
-    n = counter.count(text)
+    n = b.tokens(everything)  # per-line counts, cached across calls
     return Rendering(text, n, n, _spans(obj, everything))
 
 
@@ -277,7 +303,7 @@ def _spans(obj: ObjectText, shown: set[int]) -> tuple[tuple[int, int], ...]:
 
 
 def _fits(b: _Builder, shown: set[int], budget: int) -> bool:
-    return b.counter.count(b.text(shown)) <= budget
+    return b.tokens(shown) <= budget
 
 
 def _window(b: _Builder, budget: int, units: list[tuple[int, int]], anchor: int,
@@ -336,7 +362,7 @@ def _lines_around(b: _Builder, budget: int, unit: tuple[int, int], anchor: int,
     shown = set(base)
     if not _fits(b, shown | {anchor}, budget):
         return shown
-    est = b.counter.count(b.text(shown | {anchor}))
+    est = b.tokens(shown | {anchor})
     added = [anchor]
     lo = hi = anchor
     grew = True

@@ -316,7 +316,10 @@ class MemoryStore:
     def find_objects(self, *, repo: str | None = None, kind: str | None = None,
                      path: str | None = None, name: str | None = None) -> list[CodeObject]:
         if path is not None:
-            keys = [k for k in self._by_file if k[1] == path and (repo is None or k[0] == repo)]
+            if repo is not None:  # one file: a direct lookup (allocation asks this per object)
+                keys = [(repo, path)] if (repo, path) in self._by_file else []
+            else:
+                keys = [k for k in self._by_file if k[1] == path]
             candidates: Iterable[NodeId] = (i for k in keys for i in self._by_file[k])
         else:
             candidates = self.graph.nodes
