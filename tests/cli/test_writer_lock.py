@@ -13,7 +13,7 @@ from tests_support import graph_file, retrieval_snapshot
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 HOLD = """
 import sys
-from vitalrag.graph.fslock import writer_lock
+from vitalrag.kernel.locks import writer_lock
 with writer_lock(sys.argv[1]):
     print("locked", flush=True)
     sys.stdin.read()

@@ -14,7 +14,7 @@ from tree_sitter import QueryCursor
 
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
-from vitalrag.ingest.facts import content_hash
+from vitalrag.kernel.text import content_hash
 from vitalrag.ingest.java import extract
 from vitalrag.ingest.languages import parser, tags_query
 

@@ -169,7 +169,7 @@ def test_bm25_from_token_ids_ranks_as_bm25s_does_from_strings(tmp_path):
     import numpy as np
 
     from vitalrag.retrieve.sparse import SparseIndex
-    from vitalrag.retrieve.tokenize import code_tokens
+    from vitalrag.kernel.text import code_tokens
 
     texts = [p.read_text() for p in sorted((FIXTURES / "py_resolution").rglob("*.py"))]
     texts += [t.split("\n", 1)[0] for t in texts] + texts[:2] + ["", "    # nothing to see"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import posixpath
 
 from vitalrag.model import View
-from vitalrag.retrieve.tokenize import KEYWORDS, identifier_tokens
+from vitalrag.kernel.text import KEYWORDS, identifier_tokens
 
 __all__ = ["KEYWORDS", "ObjectKey", "external_key", "identifier_tokens", "normalise_path",
            "object_file", "object_identifier", "object_key"]

@@ -198,7 +198,7 @@ def _prepare_write(store_location: str, index_dir: str | None, model: str | None
                    embed: bool) -> tuple[Any, Path]:
     """The embedder (loaded: a bad --model fails here, before the store is touched)
     and the retrieval folder, once the folders to write are known to be writable."""
-    from vitalrag.graph.fslock import check_writable
+    from vitalrag.kernel.locks import check_writable
     from vitalrag.graph.store import is_server_uri
     from vitalrag.retrieve.api import index_folder
     from vitalrag.retrieve.dense import make_embedder
@@ -217,7 +217,7 @@ def _prepare_write(store_location: str, index_dir: str | None, model: str | None
 def _writing(folder: Path, wait: bool) -> Iterator[None]:
     """Hold the store's writer lock for one index run; a store folder this run
     created is removed again when the run fails."""
-    from vitalrag.graph.fslock import WRITER_LOCK_FILE, writer_lock
+    from vitalrag.kernel.locks import WRITER_LOCK_FILE, writer_lock
 
     existed = os.path.lexists(folder)
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vitalrag.errors import InputError, VitalRAGError
-from vitalrag.files import temp_dir
+from vitalrag.kernel.files import temp_dir
 
 log = logging.getLogger(__name__)
 

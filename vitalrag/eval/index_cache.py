@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from vitalrag.errors import InputError
 from vitalrag.eval.corpora import cache_root
-from vitalrag.files import temp_dir
+from vitalrag.kernel.files import temp_dir
 from vitalrag.graph.memory import MemoryStore, graph_path
 from vitalrag.model import SCHEMA_VERSION
 

@@ -35,8 +35,8 @@ import networkx as nx
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
-from vitalrag.files import temp_file
-from vitalrag.graph.fslock import folder_lock
+from vitalrag.kernel.files import temp_file
+from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.store import Direction, sorted_export
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
 from vitalrag.model import (

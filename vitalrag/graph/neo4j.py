@@ -496,7 +496,7 @@ class Neo4jStore:
                 self._write_rows(q.delete_edges(kind), rows)
 
     def delete_unresolved(self, keys: Sequence[tuple[NodeId, str, str, int]]) -> None:
-        unique = list(dict.fromkeys(tuple(k) for k in keys))
+        unique: list[tuple[NodeId, str, str, int]] = list(dict.fromkeys((k[0], k[1], k[2], k[3]) for k in keys))
         if not unique:
             return
         with self.writing({self._versions.repo_of(k[0]) for k in unique}):

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from vitalrag.errors import StoreCorrupt, VitalRAGError
-from vitalrag.graph.fslock import folder_lock
+from vitalrag.kernel.files import replacing
+from vitalrag.kernel.locks import folder_lock
 
 log = logging.getLogger(__name__)
 
@@ -112,14 +113,10 @@ def switch(folder: str | os.PathLike[str], *, graph: str | None = None, retrieva
     root = Path(folder)
     live, previous = _read(root)
     new = Version(graph or live.graph, retrieval or live.retrieval)
-    tmp = root / f".{VERSION_FILE}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump({"format": FORMAT, "graph": new.graph, "retrieval": new.retrieval,
-                   "previous": {"graph": live.graph, "retrieval": live.retrieval}}, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, root / VERSION_FILE)
-    _fsync_folder(root)
+    with replacing(root / VERSION_FILE, durable=True) as tmp:  # the rename survives a power cut
+        tmp.write_text(json.dumps({"format": FORMAT, "graph": new.graph, "retrieval": new.retrieval,
+                                   "previous": {"graph": live.graph, "retrieval": live.retrieval}}),
+                       encoding="utf-8")
     keep = new.names() | live.names()
     dropped = previous.names() - keep
     if sweep:
@@ -183,15 +180,3 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _fsync_folder(root: Path) -> None:
-    """The rename itself survives a power cut."""
-    try:
-        fd = os.open(root, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

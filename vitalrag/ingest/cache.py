@@ -36,8 +36,9 @@ from typing import IO, Any
 import orjson
 
 from vitalrag import __version__
-from vitalrag.files import temp_file
-from vitalrag.ingest.facts import FileFacts, RawRef, content_hash
+from vitalrag.kernel.files import temp_file
+from vitalrag.ingest.facts import FileFacts, RawRef
+from vitalrag.kernel.text import content_hash
 from vitalrag.model import CodeObject
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,6 @@ file's facts, and turns raw references into edges or ``UnresolvedRef``s.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -81,10 +80,6 @@ def combine(*parts: Resolution) -> Resolution:
         out.unresolved.extend(r.unresolved)
         out.external += r.external
     return out
-
-
-def content_hash(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
 
 
 class IdSuffixes:

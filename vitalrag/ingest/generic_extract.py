@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, QueryCursor
 
-from vitalrag.ingest.facts import FileFacts, RawRef, content_hash, dedupe_ids
+from vitalrag.ingest.facts import FileFacts, RawRef, dedupe_ids
+from vitalrag.kernel.text import content_hash
 from vitalrag.ingest.languages import parser, tags_query
 from vitalrag.ingest.treesitter import end_line, start_line, syntax_problem, text
 from vitalrag.model import TYPE_KINDS, CodeObject, file_id, object_id, split_lines

@@ -43,7 +43,8 @@ import posixpath
 
 from tree_sitter import Node
 
-from vitalrag.ingest.facts import FileFacts, IdSuffixes, content_hash
+from vitalrag.ingest.facts import FileFacts, IdSuffixes
+from vitalrag.kernel.text import content_hash
 from vitalrag.ingest.java_resolve import resolve
 from vitalrag.ingest.java_syntax import (
     DECLARATION_KINDS,

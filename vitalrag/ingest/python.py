@@ -21,7 +21,8 @@ from typing import Any
 
 from tree_sitter import Node, QueryCursor
 
-from vitalrag.ingest.facts import FileFacts, RawRef, content_hash
+from vitalrag.ingest.facts import FileFacts, RawRef
+from vitalrag.kernel.text import content_hash
 from vitalrag.ingest.languages import parser, tags_query
 from vitalrag.ingest.python_resolve import prepare, resolve
 from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text

@@ -22,7 +22,7 @@ from vitalrag.model import ScoredView, View
 from vitalrag.retrieve.dense import Embedder, make_embedder
 from vitalrag.retrieve.fusion import rrf
 from vitalrag.retrieve.index import Hits, RetrievalIndex, ViewIndex
-from vitalrag.retrieve.tokenize import identifiers
+from vitalrag.kernel.text import identifiers
 from vitalrag.retrieve.walk import WalkConfig, anchors, walk
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from vitalrag.errors import InputError, StoreCorrupt
-from vitalrag.retrieve.tokenize import code_tokens
+from vitalrag.kernel.files import replacing
+from vitalrag.kernel.text import code_tokens
 
 log = logging.getLogger(__name__)
 
@@ -271,9 +272,8 @@ class EmbeddingCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         hashes = [h for h in dict.fromkeys(keep) if h in self.vectors]
         vectors = np.stack([self.vectors[h] for h in hashes]) if hashes else np.zeros((0, 1), np.float32)
-        tmp = self.path.with_suffix(".tmp.npz")
-        np.savez(tmp, hashes=np.array(hashes, dtype=str), vectors=vectors)
-        os.replace(tmp, self.path)
+        with replacing(self.path) as tmp:
+            np.savez(tmp, hashes=np.array(hashes, dtype=str), vectors=vectors)
 
 
 def embed_views(hashes: Sequence[str], texts: Sequence[str], embedder: Embedder, cache_folder: Path,
@@ -314,9 +314,8 @@ class DenseIndex:
         import faiss
 
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / "vectors.faiss.tmp"
-        faiss.write_index(self._index, str(tmp))  # type: ignore[call-overload]
-        os.replace(tmp, folder / "vectors.faiss")
+        with replacing(folder / "vectors.faiss") as tmp:
+            faiss.write_index(self._index, str(tmp))  # type: ignore[call-overload]
         (folder / "model.json").write_text(json.dumps({"model": self.model, "dim": self.dim}))
 
     @classmethod

@@ -35,8 +35,8 @@ import numpy as np
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
-from vitalrag.files import temp_dir
-from vitalrag.graph.fslock import folder_lock
+from vitalrag.kernel.files import temp_dir
+from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.version import LEGACY_POINTER, Staged, Version, current, load_consistent, switch
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import View

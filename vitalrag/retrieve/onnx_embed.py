@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from vitalrag.kernel.files import replacing
+
 log = logging.getLogger(__name__)
 
 #: the export's format version: a change makes every cached export stale
@@ -117,17 +119,15 @@ def quantize(fp32: Path, dest: Path) -> None:
     fp32 ones on this repository's views, per channel 0.994."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # its advice to pre-process the model goes to the root logger
     try:
-        quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
-                         op_types_to_quantize=["MatMul"])
-        os.replace(tmp, dest)
+        with replacing(dest) as tmp:
+            quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
+                             op_types_to_quantize=["MatMul"])
     finally:
         root.setLevel(level)
-        tmp.unlink(missing_ok=True)
     log.info("quantised %s to %s", fp32, dest)
 
 
@@ -165,16 +165,11 @@ def export(model_dir: Path, dest: Path) -> None:
     names = ["input_ids", "attention_mask", "token_type_ids"]
     args = tuple(sample.get(n, torch.zeros_like(sample["input_ids"])) for n in names)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    try:
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the tracer's warnings are about shapes it keeps dynamic
-            torch.onnx.export(Tokens().eval(), args, str(tmp), input_names=names,
-                              output_names=["tokens"], opset_version=17, dynamo=False,
-                              dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "tokens"]})
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with replacing(dest) as tmp, torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's warnings are about shapes it keeps dynamic
+        torch.onnx.export(Tokens().eval(), args, str(tmp), input_names=names,
+                          output_names=["tokens"], opset_version=17, dynamo=False,
+                          dynamic_axes={n: {0: "batch", 1: "seq"} for n in [*names, "tokens"]})
     log.info("exported %s to %s", model_dir, dest)
 
 

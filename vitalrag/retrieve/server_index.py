@@ -42,7 +42,7 @@ from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex, EmbeddingCache
 from vitalrag.retrieve.index import Hits, RetrievalIndex
 from vitalrag.retrieve.sparse import SparseIndex
-from vitalrag.retrieve.tokenize import code_tokens
+from vitalrag.kernel.text import code_tokens
 
 if TYPE_CHECKING:
     from vitalrag.graph.neo4j import Neo4jStore

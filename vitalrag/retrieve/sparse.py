@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vitalrag.retrieve.tokenize import code_token_ids, code_tokens
+from vitalrag.kernel.text import code_token_ids, code_tokens
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from vitalrag.graph.store import GraphStore
-from vitalrag.ingest.facts import content_hash
+from vitalrag.kernel.text import content_hash
 from vitalrag.model import DEFINITION_KINDS, CodeObject, Edge, View, file_id, split_lines
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import DEFINITION_KINDS, file_id
-from vitalrag.retrieve.tokenize import identifiers
+from vitalrag.kernel.text import identifiers
 
 WALK_EDGES: tuple[str, ...] = ("IMPORTS", "CALLS", "INHERITS", "TESTS")
 

@@ -10,6 +10,7 @@ English function words ("a", "the", "of").
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 
 _IDENT = re.compile(r"[^\W\d]\w*")
@@ -108,3 +109,8 @@ def code_token_ids(text: str, vocab: dict[str, int], memo: dict[str, tuple[int, 
             ids = memo[ident] = tuple(vocab.setdefault(t, len(vocab)) for t in _bm25_parts(ident))
         extend(ids)
     return out
+
+
+def content_hash(text: str) -> str:
+    """The id of a text's content (a file, a view): 24 hex digits of blake2b."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()

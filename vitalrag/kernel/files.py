@@ -1,0 +1,75 @@
+"""Temporary files and folders for atomic writes into an index folder, created
+with the modes the umask gives (``tempfile.mkstemp`` and ``mkdtemp`` make them
+0600 and 0700 whatever the umask, so a store shared with a group, or served
+by another user, could not be read once re-indexed).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def temp_file(folder: str | os.PathLike[str], prefix: str, suffix: str = "") -> tuple[int, Path]:
+    """A new file in ``folder`` (mode 0666 less the umask), opened for writing:
+    its descriptor and path. The caller renames it into place or removes it."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    while True:
+        path = Path(folder) / f"{prefix}{secrets.token_hex(6)}{suffix}"
+        try:
+            return os.open(path, flags, 0o666), path
+        except FileExistsError:
+            continue
+
+
+def temp_dir(folder: str | os.PathLike[str], prefix: str) -> Path:
+    """A new folder in ``folder`` (mode 0777 less the umask)."""
+    while True:
+        path = Path(folder) / f"{prefix}{secrets.token_hex(6)}"
+        try:
+            os.mkdir(path, 0o777)
+            return path
+        except FileExistsError:
+            continue
+
+
+@contextmanager
+def replacing(dest: str | os.PathLike[str], *, durable: bool = False) -> Iterator[Path]:
+    """A temporary path beside ``dest`` for the block to write (a file, by any
+    writer: ``np.savez``, ``faiss.write_index``, an exporter); at the block's end it
+    replaces ``dest`` in one rename, so readers see the old file or the whole new
+    one. A block that raises leaves ``dest`` as it was and the temporary file gone.
+    ``durable``: the file is synced before, and the folder after, the rename."""
+    dest = Path(dest)
+    # the suffix stays last: writers such as np.savez add theirs to a name without it
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp{dest.suffix}")
+    try:
+        yield tmp
+        if durable:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(tmp, dest)
+        if durable:
+            sync_folder(dest.parent)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def sync_folder(folder: str | os.PathLike[str]) -> None:
+    """Make a rename in ``folder`` durable (where the platform can)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
