@@ -362,7 +362,7 @@ _LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
                 max_size=30)
 
 
-@given(lines=st.lists(_LINE, min_size=1, max_size=25), data=st.data(), start=st.integers(1, 2000),
+@given(lines=st.lists(_LINE, min_size=1, max_size=25), data=st.data(), start=st.integers(1, 200_000),
        signature=st.sampled_from(["", "def f(x):", "class  A( B ) :"]), call=st.booleans())
 def test_the_summed_token_count_is_the_exact_count_of_the_text(counter, lines, data, start, signature, call):
     """Windows grow by summing cached per-line counts (agent_render._Builder.tokens): with

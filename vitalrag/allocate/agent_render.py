@@ -169,7 +169,7 @@ class _Builder:
         self.width = len(str(obj.end_line))
         self.call = call
         self._starts: list[bool] | None = None
-        self._line_tokens: list[int] | None = None
+        self._line_tokens: dict[int, int] = {}
 
     @property
     def starts(self) -> list[bool]:
@@ -223,16 +223,25 @@ class _Builder:
         counts (cached per line). Without numbers blank lines merge: counted whole."""
         if not self.numbers:
             return self.counter.count(self.text(shown))
-        if self._line_tokens is None:
-            self._line_tokens = self.counter.count_lines([self.line(i) for i in range(len(self.obj.lines))])
-        lt = self._line_tokens
         order = sorted(shown)
         gaps = sum(1 for a, b in zip(order, order[1:]) if b != a + 1)
-        n = self.counter.count(self._head(shown)) + sum(lt[i] for i in order)
+        n = self.counter.count(self._head(shown)) + sum(self._line_count(i) for i in order)
         if gaps:
             n += gaps * self.counter.count(GAP)
         if self.call is not None:
             n += self.counter.count(self.call_text())
+        return n
+
+    def _line_count(self, i: int) -> int:
+        """Tokens of numbered line ``i``: its number and its text counted apart (a
+        digit and the space after it never share a token), so the text's count is
+        cached across calls whatever line number it is shown at."""
+        n = self._line_tokens.get(i)
+        if n is None:
+            text = self.obj.lines[i]
+            number, rest = self.counter.count_lines((f"{self.obj.start_line + i:>{self.width}}",
+                                                     f" {text}\n" if text else "\n"))
+            n = self._line_tokens[i] = number + rest
         return n
 
     def call_text(self) -> str:
@@ -288,7 +297,7 @@ def full_agent_rendering(obj: ObjectText, counter: TokenCounter, *, call: CallSi
     b = _Builder(obj, counter, line_numbers, call)
     everything = set(range(len(obj.lines)))
     text = b.text(everything)
-    n = b.tokens(everything)  # per-line counts, cached across calls
+    n = counter.count(text)
     return Rendering(text, n, n, _spans(obj, everything))
 
 
