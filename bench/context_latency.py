@@ -18,6 +18,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from _common import pct
 from context_quality import CORPORA
 
 from vitalrag.allocate import context_from
@@ -26,10 +27,6 @@ from vitalrag.graph.memory import MemoryStore
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import make_embedder
 from vitalrag.retrieve.index import RetrievalIndex
-
-
-def p95(ts: list[float]) -> float:
-    return sorted(ts)[max(int(0.95 * len(ts)) - 1, 0)]
 
 
 def main() -> None:
@@ -60,10 +57,10 @@ def main() -> None:
             context_from(r, q, budget=args.budget, repo=corpus.name)
             ts.append((time.perf_counter() - t) * 1000)
         every += ts
-        print(f"{corpus.name:12} n={len(ts):3} p50 {statistics.median(ts):6.1f} ms  p95 {p95(ts):6.1f} ms  "
+        print(f"{corpus.name:12} n={len(ts):3} p50 {statistics.median(ts):6.1f} ms  p95 {pct(ts, 95):6.1f} ms  "
               f"max {max(ts):6.1f} ms", flush=True)
     if every:
-        print(f"{'all':12} n={len(every):3} p50 {statistics.median(every):6.1f} ms  p95 {p95(every):6.1f} ms  "
+        print(f"{'all':12} n={len(every):3} p50 {statistics.median(every):6.1f} ms  p95 {pct(every, 95):6.1f} ms  "
               f"(target: p95 < 100 ms)")
 
 

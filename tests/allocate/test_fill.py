@@ -374,3 +374,7 @@ def test_the_summed_token_count_is_the_exact_count_of_the_text(counter, lines, d
     b = _Builder(o, counter, True, site)
     shown = data.draw(st.sets(st.integers(0, len(lines) - 1)))
     assert b.tokens(shown) == counter.count(b.text(shown))
+    plain = _Builder(o, counter, False, site)
+    for i in range(len(lines)):  # what _lines_around grows by, with numbers and without
+        assert b.line_tokens(i) == counter.count(b.line(i))
+        assert plain.line_tokens(i) == counter.count(plain.line(i))

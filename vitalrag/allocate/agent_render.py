@@ -225,23 +225,27 @@ class _Builder:
             return self.counter.count(self.text(shown))
         order = sorted(shown)
         gaps = sum(1 for a, b in zip(order, order[1:]) if b != a + 1)
-        n = self.counter.count(self._head(shown)) + sum(self._line_count(i) for i in order)
+        n = self.counter.count(self._head(shown)) + sum(self.line_tokens(i) for i in order)
         if gaps:
             n += gaps * self.counter.count(GAP)
         if self.call is not None:
             n += self.counter.count(self.call_text())
         return n
 
-    def _line_count(self, i: int) -> int:
-        """Tokens of numbered line ``i``: its number and its text counted apart (a
-        digit and the space after it never share a token), so the text's count is
-        cached across calls whatever line number it is shown at."""
+    def line_tokens(self, i: int) -> int:
+        """Tokens of line ``i`` as ``line(i)`` writes it. A numbered line's number and
+        text are counted apart (a digit and the space after it never share a token),
+        so the text's count is cached across calls whatever line it is shown at."""
         n = self._line_tokens.get(i)
         if n is None:
             text = self.obj.lines[i]
-            number, rest = self.counter.count_lines((f"{self.obj.start_line + i:>{self.width}}",
-                                                     f" {text}\n" if text else "\n"))
-            n = self._line_tokens[i] = number + rest
+            if not self.numbers:
+                (n,) = self.counter.count_lines((text + "\n",))
+            else:
+                number, rest = self.counter.count_lines((f"{self.obj.start_line + i:>{self.width}}",
+                                                         f" {text}\n" if text else "\n"))
+                n = number + rest
+            self._line_tokens[i] = n
         return n
 
     def call_text(self) -> str:
@@ -379,7 +383,7 @@ def _lines_around(b: _Builder, budget: int, unit: tuple[int, int], anchor: int,
         grew = False
         for k in (hi + 1, lo - 1):
             if unit[0] <= k <= unit[1] and k not in shown and k not in added:
-                c = b.counter.count_lines((b.line(k),))[0]
+                c = b.line_tokens(k)
                 if est + c <= budget:
                     est += c
                     added.append(k)
