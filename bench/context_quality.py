@@ -207,6 +207,7 @@ class Answer:
     text: str
     shown: Shown
     ms: float
+    record: object = None  # ours: the AllocationRecord (for --diagnose)
 
 
 def _span_lines(spans: Iterable[tuple[int, int]]) -> set[int]:
@@ -216,13 +217,17 @@ def _span_lines(spans: Iterable[tuple[int, int]]) -> set[int]:
 @dataclass(frozen=True)
 class Variant:
     """A variation of ``context`` for experiments (``--variants FILE``: a JSON list
-    of {"name", "pool"?, "weights"?, "fill"?}): the pool depth, the fusion
-    weights, and fields of the fill policy."""
+    of {"name", "pool"?, "weights"?, "fill"?, "k"?, "b_obj"?, "b_min"?}): the pool
+    depth, the fusion weights, fields of the fill policy and the allocation's
+    parameters."""
 
     name: str
     pool: int = DEFAULT_POOL
     weights: dict[str, float] | None = None
     fill: dict[str, object] = field(default_factory=dict)
+    k: int = 5
+    b_obj: int = 1024
+    b_min: int = 128
 
 
 def ours(r: Retriever, q: Question, budget: int, policy: str | None) -> Answer:
@@ -236,7 +241,8 @@ def variant(r: Retriever, q: Question, budget: int, v: Variant) -> Answer:
     t = time.perf_counter()
     hits = r.search(q.query, k=v.pool, repo=q.corpus, weights=v.weights)
     policy = dataclasses.replace(get_policy(DEFAULT_POLICY), **v.fill)  # type: ignore[arg-type]
-    result = allocate(q.query, hits, policy=policy, budget=budget, store=r.store)
+    result = allocate(q.query, hits, policy=policy, budget=budget, k=v.k, store=r.store, b_obj=v.b_obj,
+                      b_min=v.b_min)
     return _answer(result, (time.perf_counter() - t) * 1000)
 
 
@@ -244,7 +250,7 @@ def _answer(result, ms: float) -> Answer:  # noqa: ANN001 - an Allocation
     shown: Shown = defaultdict(set)
     for s in result.record.slots:
         shown[s.path] |= _span_lines(s.spans)
-    return Answer(result.text, shown, ms)
+    return Answer(result.text, shown, ms, result.record)
 
 
 class Chunks:
@@ -331,9 +337,10 @@ def aider_answer(raw: dict, budget: int, sources: dict[str, list[str]], counter)
     return Answer(text, shown, raw["ms"])
 
 
-def diagnose(r: Retriever, q: Question, depth: int = 400) -> dict:
+def diagnose(r: Retriever, q: Question, answers: dict[int, Answer], depth: int = 400) -> dict:
     """Where each gold stands in the fused ranking: the rank of its first view, the
-    rank of its object among distinct objects, and each retriever's best rank."""
+    rank of its object among distinct objects, and each retriever's best rank; and
+    what ``context`` did with it at each budget (its slot, or why it got none)."""
     hits = r.search(q.query, k=depth, repo=q.corpus)
     objects: list[str] = []
     out = []
@@ -346,8 +353,20 @@ def diagnose(r: Retriever, q: Question, depth: int = 400) -> dict:
             first[oid] = (i, len(objects), dict(h.retrievers))
     for g in q.gold:
         view_rank, obj_rank, ranks = first.get(g["id"], (None, None, {}))
-        out.append({"gold": g["id"], "view_rank": view_rank, "object_rank": obj_rank, "ranks": ranks})
-    return {"question": q.id, "query": q.query, "golds": out}
+        fate = {}
+        for b, a in answers.items():
+            lines = a.shown.get(g["path"], set())
+            got = {"entry": g["def_line"] in lines, "survival": set(g["lines"]) <= lines}
+            slot = a.record.slot_of(g["id"]) if a.record is not None else None
+            if slot is not None:
+                got.update(role=slot.role, d=slot.d, b=slot.b, clipped=slot.clipped)
+            elif a.record is not None:
+                why = next((v for v in a.record.views if v.object_key == g["id"]), None)
+                got["fate"] = None if why is None else f"{why.status}: {why.reason}"
+            fate[str(b)] = got
+        out.append({"gold": g["id"], "lines": len(g["lines"]), "view_rank": view_rank, "object_rank": obj_rank,
+                    "ranks": ranks, "context": fate})
+    return {"question": q.id, "source": q.source, "query": q.query, "golds": out}
 
 
 # -- scoring -----------------------------------------------------------------------
@@ -470,10 +489,11 @@ def main() -> None:
                 maps = (aider_maps(args.aider_python, tmp, sorted(sources), asked, budgets)
                         if "aider" in systems else {})
                 for q in asked:
+                    kept_answers: dict[int, Answer] = {}
                     for b in budgets:
                         for system in systems:
                             if system == "context":
-                                a = ours(r, q, b, None)
+                                a = kept_answers[b] = ours(r, q, b, None)
                             elif system == "vital":
                                 a = ours(r, q, b, "vital")
                             elif system in variants:
@@ -486,8 +506,8 @@ def main() -> None:
                             rows.append({"question": q.id, "corpus": name, "source": q.source,
                                          "language": corpus.language, "system": system, "budget": b,
                                          **score(q, a, counter)})
-                if args.diagnose:
-                    misses += [diagnose(r, q) for q in asked]
+                    if args.diagnose:
+                        misses.append(diagnose(r, q, kept_answers))
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         print(f"{name}: {kept} history questions", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 
+import numpy as np
 import pytest
 
 from vitalrag.errors import InputError
@@ -85,6 +86,29 @@ def test_reindex_after_one_file_change_encodes_only_that_file(tmp_path):
     _, third = RetrievalIndex.build(store, store.folder, embedder=emb)
     changed = {v.content_hash for v in RetrievalIndex.load(store.folder).views if v.path == "pkg/util.py"}
     assert 0 < third.encoded == emb.encoded <= len(changed)
+
+
+def test_going_back_to_an_earlier_state_encodes_nothing(tmp_path):
+    """The cache keeps the vectors a re-index dropped (up to as many as the index
+    holds): an edit undone, or an older commit indexed again, is not re-embedded."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "py_resolution", repo)
+    store = MemoryStore(tmp_path / "idx")
+    emb = CountingEmbedder()
+    util = repo / "pkg" / "util.py"
+    original = util.read_text()
+    index_repository(repo, store, name="r", workers=1)
+    RetrievalIndex.build(store, store.folder, embedder=emb)
+    util.write_text("def tool():\n    return 43\n")
+    index_repository(repo, store, name="r", workers=1)
+    _, edited = RetrievalIndex.build(store, store.folder, embedder=emb)
+    assert edited.encoded > 0
+    util.write_text(original)
+    index_repository(repo, store, name="r", workers=1)
+    _, back = RetrievalIndex.build(store, store.folder, embedder=emb)
+    assert back.encoded == 0
+    cached = np.load(next((store.folder / "embeddings").glob("*.npz")))["hashes"]
+    assert len(cached) <= 2 * len({v.content_hash for v in RetrievalIndex.load(store.folder).views})
 
 
 def test_a_second_model_encodes_every_view_again(pyr_store):

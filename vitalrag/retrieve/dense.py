@@ -268,9 +268,16 @@ class EmbeddingCache:
                 self.vectors = {}
 
     def save(self, keep: Sequence[str]) -> None:
-        """Write the vectors of ``keep`` (the current views), dropping the rest."""
+        """Write the vectors of ``keep`` (the current views) and, most recently
+        current first, as many of the others as there are of those: going back to
+        an earlier state (a branch switched back, an edit undone, an older commit
+        indexed) does not encode its views again, and the cache stays within twice
+        the index."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        hashes = [h for h in dict.fromkeys(keep) if h in self.vectors]
+        current = [h for h in dict.fromkeys(keep) if h in self.vectors]
+        held = set(current)
+        older = [h for h in self.vectors if h not in held][:len(current)]
+        hashes = current + older
         vectors = np.stack([self.vectors[h] for h in hashes]) if hashes else np.zeros((0, 1), np.float32)
         with replacing(self.path) as tmp:
             np.savez(tmp, hashes=np.array(hashes, dtype=str), vectors=vectors)
