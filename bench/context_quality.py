@@ -62,7 +62,7 @@ from _common import pct
 
 from vitalrag.allocate import context_from
 from vitalrag.allocate.api import allocate
-from vitalrag.allocate.context import DEFAULT_POOL
+from vitalrag.allocate.context import DEFAULT_POOL, FUSION_WEIGHTS
 from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
 from vitalrag.allocate.fill import is_test_path
 from vitalrag.eval.corpora import cache_root
@@ -218,8 +218,8 @@ def _span_lines(spans: Iterable[tuple[int, int]]) -> set[int]:
 class Variant:
     """A variation of ``context`` for experiments (``--variants FILE``: a JSON list
     of {"name", "pool"?, "weights"?, "fill"?, "k"?, "b_obj"?, "b_min"?}): the pool
-    depth, the fusion weights, fields of the fill policy and the allocation's
-    parameters."""
+    depth, the fusion weights (default: ``context``'s), fields of the fill policy
+    and the allocation's parameters. ``{"name": "base"}`` is ``context`` itself."""
 
     name: str
     pool: int = DEFAULT_POOL
@@ -239,7 +239,8 @@ def ours(r: Retriever, q: Question, budget: int, policy: str | None) -> Answer:
 
 def variant(r: Retriever, q: Question, budget: int, v: Variant) -> Answer:
     t = time.perf_counter()
-    hits = r.search(q.query, k=v.pool, repo=q.corpus, weights=v.weights)
+    weights = FUSION_WEIGHTS if v.weights is None else v.weights
+    hits = r.search(q.query, k=v.pool, repo=q.corpus, weights=weights)
     policy = dataclasses.replace(get_policy(DEFAULT_POLICY), **v.fill)  # type: ignore[arg-type]
     result = allocate(q.query, hits, policy=policy, budget=budget, k=v.k, store=r.store, b_obj=v.b_obj,
                       b_min=v.b_min)
