@@ -160,3 +160,27 @@ def test_missing_index_is_a_store_error(tmp_path):
 def test_file_not_in_the_index(store_dir):
     with pytest.raises(InputError, match="not in the index"):
         context(QUERY, "nowhere.py", store=store_dir)
+
+
+def test_the_default_cap_is_the_policys_own(tmp_path):
+    """``b_obj`` left out: vital-fill shows a function of about 1,500 tokens whole
+    (its cap is 2,048), the paper's ``vital`` clips it at 1,024, and a cap the
+    caller names holds for both."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    body = "\n".join(f"    total_{i} = accumulate(values, offset={i}, label='step {i}')" for i in range(90))
+    (repo / "long.py").write_text(f"def accumulate_everything(values):\n{body}\n    return total_0\n")
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(repo, store, name="r", workers=1)
+    index, _ = RetrievalIndex.build(store, store.folder, embedder=HashingEmbedder())
+    r = Retriever(store, index, HashingEmbedder())
+
+    def slot(**kw):
+        rec = context_from(r, "accumulate_everything", budget=4096, **kw).record
+        return next(s for s in rec.slots if s.identifier.endswith("accumulate_everything"))
+
+    whole = slot()
+    assert 1024 < whole.d <= 2048 and not whole.clipped and whole.b == whole.d
+    assert slot(b_obj=1024).clipped and slot(b_obj=1024).tokens <= 1024
+    paper = slot(policy="vital")
+    assert paper.clipped and paper.tokens <= 1024 and paper.d > 1024

@@ -42,13 +42,17 @@ from vitalrag.model import ScoredView, View, split_lines
 from vitalrag.tokens import TokenCounter
 
 
+#: the paper's per-object cap b_obj (section 5.4)
+PAPER_B_OBJ = 1024
+
+
 @dataclass(frozen=True, slots=True)
 class AllocationParams:
     """K slots, token budget B, per-object cap b_obj and floor b_min (paper 5.4)."""
 
     budget: int = 4096
     k: int = 5
-    b_obj: int = 1024
+    b_obj: int = PAPER_B_OBJ
     b_min: int = 128
 
     def __post_init__(self) -> None:
@@ -274,7 +278,7 @@ def make_request(query: str, views: Sequence[ScoredView], params: AllocationPara
 
 
 __all__ = [
-    "RENDERINGS", "Allocation", "AllocationParams", "AllocationRequest", "Fate", "Item", "Policy",
+    "PAPER_B_OBJ", "RENDERINGS", "Allocation", "AllocationParams", "AllocationRequest", "Fate", "Item", "Policy",
     "RankedView", "finish", "finish_rendered", "make_request", "rank_views", "render_verbatim_views",
     "render_with_authority", "render_without_authority", "token_authority", "view_text",
 ]

@@ -17,7 +17,7 @@ import logging
 from collections.abc import Sequence
 
 from vitalrag.allocate.api import allocate
-from vitalrag.allocate.base import Allocation
+from vitalrag.allocate.base import PAPER_B_OBJ, Allocation
 from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
 from vitalrag.allocate.fill import TESTS_MODES, FillPolicy
 from vitalrag.errors import InputError
@@ -58,11 +58,12 @@ def check_context_args(query: str, file: str | None, line: int | None, *, policy
 def context_from(retriever_index: Retriever, query: str, file: str | None = None,
                  line: int | None = None, *, policy: str = DEFAULT_POLICY, budget: int = 4096,
                  k: int = 5, pool: int = DEFAULT_POOL, retriever: str = "fused",
-                 repo: str | Sequence[str] | None = None, b_obj: int = 1024, b_min: int = 128,
+                 repo: str | Sequence[str] | None = None, b_obj: int | None = None, b_min: int = 128,
                  counter: TokenCounter | None = None, tests: str = "auto",
                  line_numbers: bool = True) -> Allocation:
     """``context`` over an already open ``Retriever`` (servers and evaluations
-    that answer many queries keep one open)."""
+    that answer many queries keep one open). ``b_obj`` None: the policy's own cap
+    (``vital-fill``: 2,048; the paper's policies: 1,024)."""
     check_context_args(query, file, line, policy=policy, budget=budget, k=k, pool=pool,
                        retriever=retriever, tests=tests)
     hits = retriever_index.search(query, k=pool, retriever=retriever, file=file, line=line, repo=repo,
@@ -71,6 +72,8 @@ def context_from(retriever_index: Retriever, query: str, file: str | None = None
     chosen = get_policy(policy)
     if isinstance(chosen, FillPolicy):
         chosen = dataclasses.replace(chosen, tests=tests, line_numbers=line_numbers)  # type: ignore[arg-type]
+    if b_obj is None:
+        b_obj = chosen.b_obj if isinstance(chosen, FillPolicy) else PAPER_B_OBJ
     result = allocate(query, hits, policy=chosen, budget=budget, k=k, store=retriever_index.store,
                       b_obj=b_obj, b_min=b_min, counter=counter)
     # The record also says where its candidates came from, so it explains itself.
@@ -88,7 +91,7 @@ def context_from(retriever_index: Retriever, query: str, file: str | None = None
 def context(query: str, file: str | None = None, line: int | None = None, *,
             store: str = DEFAULT_STORE, index_dir: str | None = None, policy: str = DEFAULT_POLICY,
             budget: int = 4096, k: int = 5, pool: int = DEFAULT_POOL, retriever: str = "fused",
-            repo: str | Sequence[str] | None = None, b_obj: int = 1024, b_min: int = 128,
+            repo: str | Sequence[str] | None = None, b_obj: int | None = None, b_min: int = 128,
             counter: TokenCounter | None = None, tests: str = "auto",
             line_numbers: bool = True) -> Allocation:
     """Retrieve ``pool`` views for ``query`` from the index at ``store`` and

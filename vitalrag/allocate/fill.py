@@ -161,6 +161,10 @@ class FillPolicy:
                         "numbered, statement-complete windows")
     tests: TestsMode = "auto"
     line_numbers: bool = True
+    #: the per-object cap b_obj when the caller names none (``context`` and the MCP
+    #: tool): twice the paper's 1,024, so one long function (half of the golds that
+    #: are clipped at 1,024 fit under 2,048) is shown whole rather than as a window
+    b_obj: int = 2048
     #: the share of B kept from filling for the outline: the definition lines of the
     #: next-ranked objects (with whatever filling left over)
     outline: float = 0.1

@@ -49,8 +49,9 @@ _OPTIONS = [
     click.option("--pool", type=click.IntRange(min=1), default=DEFAULT_POOL, show_default=True,
                  help="How many ranked views the allocator chooses from."),
     click.option("--retriever", type=click.Choice(RETRIEVERS), default="fused", show_default=True),
-    click.option("--b-obj", type=click.IntRange(min=0), default=1024, show_default=True,
-                 help="Per-object token cap."),
+    click.option("--b-obj", type=click.IntRange(min=0), default=None,
+                 help="Per-object token cap.  [default: 2048 for vital-fill, 1024 for the paper's "
+                      "policies]"),
     click.option("--b-min", type=click.IntRange(min=0), default=128, show_default=True,
                  help="Per-object token floor when the budget allows it."),
 ]
