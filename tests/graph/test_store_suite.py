@@ -173,6 +173,21 @@ def test_edges_of_kinds_and_many_ids(store, graph):
     assert mixed == [Edge(i["test_child"], i["helper"], "REFERENCES", (4,))]
 
 
+@pytest.mark.parametrize("direction", ["out", "in", "both"])
+@pytest.mark.parametrize("kinds", [None, ["CALLS"], ["CALLS", "INHERITS"], ["NOPE"]])
+def test_adjacent_is_the_ends_of_edges_of(store, graph, direction, kinds):
+    ids = [graph.ids["helper"], graph.ids["Child.run"], graph.ids["Base"], graph.ids["helper"],
+           f"{graph.r}:missing"]
+    want: dict[str, set[str]] = {}
+    for e in store.edges_of(ids, kinds=kinds, direction=direction):
+        for a, b in ((e.source, e.target), (e.target, e.source)):
+            if a in ids and (direction == "both" or (direction == "out") == (a == e.source)):
+                want.setdefault(a, set()).add(b)
+    got = store.adjacent(ids, kinds=kinds, direction=direction)
+    assert got == {a: sorted(b) for a, b in want.items()}
+    assert (got != {}) == (kinds != ["NOPE"])
+
+
 def test_neighbors_depth_direction_kinds(store, graph):
     i = graph.ids
     assert store.neighbors([i["helper"]]) == {

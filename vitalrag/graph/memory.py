@@ -371,6 +371,24 @@ class MemoryStore:
                         found[(s, t, k)] = self._edge(s, t, k, lines)
         return [found[k] for k in sorted(found)]
 
+    def adjacent(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+                 direction: Direction = "both") -> dict[NodeId, list[NodeId]]:
+        wanted = set(kinds) if kinds else None
+        out: dict[NodeId, list[NodeId]] = {}
+        for node in dict.fromkeys(ids):
+            if node not in self.graph:
+                continue
+            found: set[NodeId] = set()
+            if direction in ("out", "both"):
+                found.update(t for _, t, k in self.graph.out_edges(node, keys=True)
+                             if wanted is None or k in wanted)
+            if direction in ("in", "both"):
+                found.update(s for s, _, k in self.graph.in_edges(node, keys=True)
+                             if wanted is None or k in wanted)
+            if found:
+                out[node] = sorted(found)
+        return out
+
     def neighbors(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
                   direction: Direction = "both", depth: int = 1) -> dict[NodeId, int]:
         start = [i for i in ids if i in self.graph]
@@ -378,8 +396,8 @@ class MemoryStore:
         frontier = start
         for hop in range(1, depth + 1):
             nxt = []
-            for e in self.edges_of(frontier, kinds=kinds, direction=direction):
-                for other in (e.source, e.target):
+            for ends in self.adjacent(frontier, kinds=kinds, direction=direction).values():
+                for other in ends:
                     if other not in seen:
                         seen[other] = hop
                         nxt.append(other)

@@ -567,6 +567,19 @@ class Neo4jStore:
                    for r in self._read(query, ids=list(chunk))]
         return self._edges(records)
 
+    def adjacent(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+                 direction: Direction = "both") -> dict[NodeId, list[NodeId]]:
+        types = q.rel_types(kinds)
+        wanted = list(dict.fromkeys(ids))
+        if types is None or not wanted:
+            return {}
+        query = q.adjacent(types, direction)
+        found: dict[NodeId, set[NodeId]] = {}
+        for chunk in _chunks(wanted, self.settings.batch_size):
+            for r in self._read(query, ids=list(chunk)):
+                found.setdefault(r["id"], set()).update(r["peers"])
+        return {i: sorted(found[i]) for i in wanted if found.get(i)}
+
     def neighbors(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
                   direction: Direction = "both", depth: int = 1) -> dict[NodeId, int]:
         types = q.rel_types(kinds)

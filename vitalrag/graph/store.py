@@ -104,6 +104,13 @@ class GraphStore(Protocol):
     ) -> list[Edge]:
         """Edges touching any of ``ids``, sorted."""
 
+    def adjacent(
+        self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+        direction: Direction = "both",
+    ) -> dict[NodeId, list[NodeId]]:
+        """For each of ``ids`` that has one, the objects one edge of ``kinds`` away
+        in ``direction`` (``edges_of``'s ends without the edges), sorted."""
+
     def neighbors(
         self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
         direction: Direction = "both", depth: int = 1,

@@ -70,12 +70,11 @@ def walk(store: GraphStore, seeds: Mapping[str, float], config: WalkConfig) -> d
         if not frontier:
             break
         nxt: dict[str, float] = {}
-        for e in store.edges_of(list(frontier), kinds=WALK_EDGES, direction="both"):
-            for a, b in ((e.source, e.target), (e.target, e.source)):
-                if a in frontier:
-                    s = frontier[a] * config.decay
-                    if s > scores.get(b, 0.0) and s > nxt.get(b, 0.0):
-                        nxt[b] = s
+        for a, ends in store.adjacent(list(frontier), kinds=WALK_EDGES, direction="both").items():
+            s = frontier[a] * config.decay
+            for b in ends:
+                if s > scores.get(b, 0.0) and s > nxt.get(b, 0.0):
+                    nxt[b] = s
         if config.same_file:
             for p, s in _same_file_scores(store, frontier, config.decay).items():
                 if s > scores.get(p, 0.0) and s > nxt.get(p, 0.0):
