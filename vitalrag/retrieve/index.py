@@ -42,7 +42,7 @@ from vitalrag.graph.store import GraphStore
 from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex, Embedder, embed_views
 from vitalrag.retrieve.sparse import SparseIndex
-from vitalrag.retrieve.views import ViewConfig, build_views
+from vitalrag.retrieve.views import ViewConfig, build_views, embeds
 
 log = logging.getLogger(__name__)
 
@@ -216,8 +216,13 @@ class RetrievalIndex:
         dense = None
         model = None
         if embedder is not None:
-            vectors, stats.encoded = embed_views([v.content_hash for v in views], texts, embedder,
-                                                 root / "embeddings", progress)
+            # only the kinds worth a vector are encoded; the others are rows of zeros
+            chosen = [i for i, v in enumerate(views) if embeds(v)]
+            encoded, stats.encoded = embed_views([views[i].content_hash for i in chosen],
+                                                 [texts[i] for i in chosen], embedder, root / "embeddings",
+                                                 progress)
+            vectors = np.zeros((len(views), encoded.shape[1]), dtype=np.float32)
+            vectors[chosen] = encoded
             dense = DenseIndex.build(vectors, embedder.name)
             model = stats.model = embedder.name
         phase("embed")
@@ -281,7 +286,7 @@ class RetrievalIndex:
         except (OSError, ValueError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read BM25 index of {snap}: {exc}; {hint}") from exc
         dense = DenseIndex.load(snap / "dense")
-        for what, size in (("BM25", sparse.documents), ("dense", dense.size if dense else None)):
+        for what, size in (("BM25", sparse.documents), ("dense", dense.views if dense else None)):
             if size is not None and size != len(views):
                 raise StoreCorrupt(f"retrieval index {snap} is damaged: {len(views)} views but "
                                    f"{size} {what} entries; {hint}")

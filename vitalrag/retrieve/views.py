@@ -32,6 +32,17 @@ class ViewConfig:
     call_context: int = 1  # lines of context around a call site
 
 
+#: the view kinds that get an embedding (the dense retriever searches these; BM25
+#: and the walk see every view)
+EMBEDDED_KINDS: frozenset[str] = frozenset({"body", "slice", "signature", "docstring", "call_site", "test",
+                                            "window"})
+
+
+def embeds(view: View) -> bool:
+    """Does ``view`` get an embedding?"""
+    return view.kind in EMBEDDED_KINDS
+
+
 def _view(obj_id: str, kind: str, repo: str, path: str, start: int, end: int, text: str,
           identifier: str) -> View:
     return View(
