@@ -15,8 +15,8 @@ from tree_sitter import QueryCursor
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
 from vitalrag.kernel.text import content_hash
-from vitalrag.ingest.java import extract
-from vitalrag.ingest.languages import parser, tags_query
+from vitalrag.ingest.lang.java.extraction import extract
+from vitalrag.ingest.lang import parser, tags_query
 
 REPOS = Path(__file__).parent.parent / "fixtures" / "repos"
 APP = "jfix:src/com/acme/app/"
@@ -167,7 +167,7 @@ class Use {{
     }}
 }}
 """
-    from vitalrag.ingest import java_walk
+    from vitalrag.ingest.lang.java import walk as java_walk
 
     shared = extract("r", "src/p/Use.java", src).refs
     monkeypatch.setattr(java_walk.ReferenceWalker, "encode",

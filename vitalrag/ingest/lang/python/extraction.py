@@ -7,7 +7,7 @@ of ``unittest.TestCase`` subclasses anywhere). An object's lines include its
 decorators; its signature is the ``def``/``class`` header.
 
 References are recorded per innermost enclosing definition and resolved later
-by ``vitalrag.ingest.python_resolve`` with the whole repository in view.
+by ``vitalrag.ingest.lang.python.resolution`` with the whole repository in view.
 """
 
 from __future__ import annotations
@@ -23,13 +23,11 @@ from tree_sitter import Node, QueryCursor
 
 from vitalrag.ingest.facts import FileFacts, RawRef
 from vitalrag.kernel.text import content_hash
-from vitalrag.ingest.languages import parser, tags_query
-from vitalrag.ingest.python_resolve import prepare, resolve
-from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
+from vitalrag.ingest.lang import parser, tags_query
+from vitalrag.ingest.lang.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.model import CodeObject, file_id, object_id, split_lines
 
-__all__ = ["extract", "prepare", "resolve", "is_test_file"]
-
+__all__ = ["extract", "is_test_file"]
 
 
 def is_test_file(path: str) -> bool:

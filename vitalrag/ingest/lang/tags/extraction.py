@@ -25,8 +25,8 @@ from tree_sitter import Node, QueryCursor
 
 from vitalrag.ingest.facts import FileFacts, RawRef, dedupe_ids
 from vitalrag.kernel.text import content_hash
-from vitalrag.ingest.languages import parser, tags_query
-from vitalrag.ingest.treesitter import end_line, start_line, syntax_problem, text
+from vitalrag.ingest.lang import parser, tags_query
+from vitalrag.ingest.lang.treesitter import end_line, start_line, syntax_problem, text
 from vitalrag.model import TYPE_KINDS, CodeObject, file_id, object_id, split_lines
 
 _WS = re.compile(r"\s+")

@@ -5,7 +5,7 @@ block, so that a receiver or an argument that is a variable carries its
 declared type; fields, enum constants and record components go to their type's
 entry. What a reference needs later (receiver, arguments, enclosing class,
 enclosing anonymous classes) is encoded as plain data for
-``vitalrag.ingest.java_calls``; see ``ReferenceWalker.encode``.
+``vitalrag.ingest.lang.java.calls``; see ``ReferenceWalker.encode``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from tree_sitter import Node
 
 from vitalrag.ingest.facts import RawRef
-from vitalrag.ingest.java_syntax import (
+from vitalrag.ingest.lang.java.syntax import (
     DECLARATION_KINDS,
     PRIMITIVE_TYPES,
     TYPE_DECLS,
@@ -28,7 +28,7 @@ from vitalrag.ingest.java_syntax import (
     type_names,
     type_params,
 )
-from vitalrag.ingest.treesitter import start_line, text
+from vitalrag.ingest.lang.treesitter import start_line, text
 from vitalrag.model import CodeObject
 
 _SCOPE_NODES = frozenset({"block", "constructor_body", "for_statement", "enhanced_for_statement",

@@ -3,7 +3,7 @@
 A call resolves its receiver's static type (locals, parameters and fields with a
 declared type, ``this``/``super``, a type for static calls, ``new`` and casts,
 and calls whose method is in the repository and returns a non-generic type, or
-a platform method ``java_lang`` knows), then looks for the method in that type
+a platform method ``platform`` knows), then looks for the method in that type
 and its supertypes. An unqualified call looks in the enclosing anonymous and
 named classes, innermost first, then in static imports. Overloads are chosen by
 argument count, then by simple argument type inference (fixed arity before
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vitalrag.ingest.java_index import (
+from vitalrag.ingest.lang.java.index import (
     EXTERNAL,
     External,
     JavaIndex,
@@ -26,7 +26,7 @@ from vitalrag.ingest.java_index import (
     TypeInfo,
     chain,
 )
-from vitalrag.ingest.java_lang import (
+from vitalrag.ingest.lang.java.platform import (
     ARGUMENT_RETURNS,
     JAVA_LANG,
     KNOWN_RETURNS,
@@ -50,7 +50,7 @@ class CallResolver:
         self._chosen: dict[tuple[int, int, tuple[JType, ...]], tuple[list[MethodInfo], MethodInfo | None]] = {}
 
     def type_of(self, enc: dict[str, Any], scope: Scope) -> JType:
-        """The static type of an encoded expression (see ``java_walk.ReferenceWalker.encode``)."""
+        """The static type of an encoded expression (see ``walk.ReferenceWalker.encode``)."""
         found = self._types.get(id(enc))
         if found is None:
             found = self._types[id(enc)] = self._type_of(enc, scope)
@@ -129,7 +129,7 @@ class CallResolver:
         return EXTERNAL if self.index.has_external(outer.info) else JType(reason="unknown-type")
 
     def _external_return(self, enc: dict[str, Any], scope: Scope) -> JType:
-        """What a platform call returns, where the tables of ``java_lang`` know it."""
+        """What a platform call returns, where the tables of ``platform`` know it."""
         name = enc["n"]
         if name in OBJECT_RETURNS:
             return JType(name=OBJECT_RETURNS[name], external=True)

@@ -17,17 +17,17 @@ Lines are the declaration node's lines: annotations and modifiers included, the
 Javadoc before them not (it is the ``docstring``, markers stripped). The
 signature is the declaration text before the body, whitespace collapsed.
 
-One walk of the tree (``java_walk.ReferenceWalker``) makes the objects as it
+One walk of the tree (``walk.ReferenceWalker``) makes the objects as it
 meets their declarations (the declarations ``queries/java-tags.scm`` marks
 ``@definition.*``; a test checks that the two agree) and finds the imports, calls
 and type uses, each knowing its scope (locals, parameters, anonymous classes).
-Raw references (``FileFacts.refs``), resolved by ``vitalrag.ingest.java_resolve``:
+Raw references (``FileFacts.refs``), resolved by ``vitalrag.ingest.lang.java.resolution``:
 
 - ``import``: ``name`` the dotted target; ``data``: ``static``, ``ondemand``.
 - ``inherit``: source the type, ``name`` the erased supertype as written; ``data``: ``rel``.
 - ``call``: ``data``: ``mode`` (``call``, ``new``, ``this``, ``super``, ``ref``
   for method references), ``n`` (method name or type), ``recv`` (receiver, see
-  ``java_walk.ReferenceWalker.encode``), ``args`` (count, None for method references),
+  ``walk.ReferenceWalker.encode``), ``args`` (count, None for method references),
   ``argv`` (argument encodings), ``cls`` (innermost named class id), ``anon``
   (enclosing anonymous classes, innermost first: supertype and own method names).
 - ``reference``: a type written in a field, parameter, return, throws or local declaration.
@@ -45,8 +45,7 @@ from tree_sitter import Node
 
 from vitalrag.ingest.facts import FileFacts, IdSuffixes
 from vitalrag.kernel.text import content_hash
-from vitalrag.ingest.java_resolve import resolve
-from vitalrag.ingest.java_syntax import (
+from vitalrag.ingest.lang.java.syntax import (
     DECLARATION_KINDS,
     TYPE_DECLS,
     annotation_names,
@@ -55,12 +54,12 @@ from vitalrag.ingest.java_syntax import (
     javadoc,
     modifiers,
 )
-from vitalrag.ingest.java_walk import ReferenceWalker
-from vitalrag.ingest.languages import parser
-from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
+from vitalrag.ingest.lang.java.walk import ReferenceWalker
+from vitalrag.ingest.lang import parser
+from vitalrag.ingest.lang.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.model import CodeObject, file_id, object_id
 
-__all__ = ["extract", "resolve"]
+__all__ = ["extract"]
 
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 

@@ -1,8 +1,8 @@
 """Java: resolve raw references into IMPORTS, CALLS, INHERITS and REFERENCES edges.
 
 Name resolution follows the language, never bare names: types through
-``java_index`` (enclosing classes, single-type imports, the package, on-demand
-imports, ``java.lang``), calls through ``java_calls`` (the receiver's declared
+``index`` (enclosing classes, single-type imports, the package, on-demand
+imports, ``java.lang``), calls through ``calls`` (the receiver's declared
 type, then overloads by arity and argument types). Whatever cannot be tied to
 one object is kept as an ``UnresolvedRef``; targets outside the repository
 (``java.*``, dependencies) count in ``Resolution.external``.
@@ -23,8 +23,8 @@ from __future__ import annotations
 import logging
 
 from vitalrag.ingest.facts import FileFacts, RawRef, Resolution, combine
-from vitalrag.ingest.java_calls import CallResolver
-from vitalrag.ingest.java_index import External, FileCtx, JavaIndex, Missing, Scope, TypeInfo
+from vitalrag.ingest.lang.java.calls import CallResolver
+from vitalrag.ingest.lang.java.index import External, FileCtx, JavaIndex, Missing, Scope, TypeInfo
 from vitalrag.model import Edge, UnresolvedRef, module_id
 
 log = logging.getLogger(__name__)

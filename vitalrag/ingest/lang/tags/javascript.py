@@ -22,9 +22,9 @@ from typing import Any
 from tree_sitter import Node
 
 from vitalrag.ingest.facts import FileFacts, RawRef, Resolution
-from vitalrag.ingest.generic_extract import Candidate, Support
-from vitalrag.ingest.generic_index import ObjectIndex, call_target, leave_open, link, one
-from vitalrag.ingest.treesitter import descendants, start_line, text
+from vitalrag.ingest.lang.tags.extraction import Candidate, Support
+from vitalrag.ingest.lang.tags.index import ObjectIndex, call_target, leave_open, link, one
+from vitalrag.ingest.lang.treesitter import descendants, start_line, text
 from vitalrag.model import CodeObject
 
 FAMILY = frozenset({"javascript", "typescript", "tsx"})

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vitalrag.ingest.facts import FileFacts, RawRef
-from vitalrag.ingest.java_lang import JAVA_LANG, PRIMITIVES
+from vitalrag.ingest.lang.java.platform import JAVA_LANG, PRIMITIVES
 
 
 @dataclass(eq=False, slots=True)
