@@ -108,6 +108,30 @@ def test_an_entry_of_other_content_or_shape_is_not_used(tmp_path):
     assert index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts").reused == 9
 
 
+@pytest.mark.parametrize("planted", [
+    ["JavaFacts", "p", [], []],  # a class of another language
+    ["_Bomb", "x"],  # no fact class at all
+    ["Import", "os", None, 1, "r:a.py"],  # a fact of the language, but not a file's
+    ["PythonFacts", [], {}, {}, {}, {}, [], {}, {}, [], [], "", False, "extra"],  # one field too many
+])
+def test_an_entry_builds_only_its_own_languages_facts(tmp_path, planted):
+    """A cached entry rebuilds only the classes its language's ``fact_types``
+    names, with their fields: anything else is parsed again."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "py_resolution", repo)
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
+    import gzip
+
+    path = tmp_path / "facts" / "r.jsonl.gz"
+    lines = gzip.decompress(path.read_bytes()).splitlines(keepends=True)
+    first = json.loads(lines[1])
+    first[3]["data"] = {"\0o": planted}
+    path.write_bytes(gzip.compress(lines[0] + json.dumps(first).encode() + b"\n" + b"".join(lines[2:])))
+    report = index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
+    assert report.parsed == 1 and report.reused == 8
+
+
 def test_a_cache_of_another_version_is_rebuilt(tmp_path, monkeypatch):
     repo = tmp_path / "repo"
     shutil.copytree(FIXTURES / "py_resolution", repo)

@@ -51,6 +51,11 @@ class Language(Protocol):
         """Import extraction and resolution now (a ``ParsePool`` does, before its
         workers fork and inherit them)."""
 
+    def fact_types(self) -> tuple[type, ...]:
+        """The frozen dataclasses its facts hold, ``FileFacts.data``'s first (then
+        ``RawRef.data``'s and their parts): the only classes the facts cache
+        rebuilds for it."""
+
     def extract(self, repo: str, path: str, text: str) -> FileFacts:
         """Objects and raw references of one file (in a parse worker: it sees no other file)."""
 
@@ -62,8 +67,7 @@ class Language(Protocol):
         """Edges and unresolved references of the family's files."""
 
 
-#: every language by name, one line each
-REGISTRY: dict[str, Language] = {language.name: language for language in (
+_ALL: tuple[Language, ...] = (
     python.PYTHON,
     java.JAVA,
     tags.JAVASCRIPT,
@@ -72,7 +76,9 @@ REGISTRY: dict[str, Language] = {language.name: language for language in (
     tags.GO,
     tags.RUST,
     tags.CSHARP,
-)}
+)
+#: every language, by name
+REGISTRY: dict[str, Language] = {language.name: language for language in _ALL}
 
 LANGUAGES: tuple[str, ...] = tuple(sorted(REGISTRY))
 

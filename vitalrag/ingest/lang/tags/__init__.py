@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vitalrag.ingest.facts import FileFacts, Resolution
 
@@ -24,9 +24,12 @@ if TYPE_CHECKING:
 
 
 class Rules(Protocol):
-    """What one language's module adds to the shared extractor (a module is one)."""
+    """What one language's module adds to the shared extractor (a module is one):
+    ``SUPPORT`` for extraction, the frozen dataclasses its facts hold
+    (``FACT_TYPES``), and its ``prepare`` and ``resolve``."""
 
-    SUPPORT: Support
+    SUPPORT: Support[Any]
+    FACT_TYPES: tuple[type, ...]
 
     def prepare(self, repo: str, facts: list[FileFacts]) -> None: ...
 
@@ -52,6 +55,9 @@ class TagsLanguage:
         from vitalrag.ingest.lang.tags import extraction  # noqa: F401
 
         self.rules()
+
+    def fact_types(self) -> tuple[type, ...]:
+        return self.rules().FACT_TYPES
 
     def extract(self, repo: str, path: str, text: str) -> FileFacts:
         from vitalrag.ingest.lang.tags.extraction import extract_file
