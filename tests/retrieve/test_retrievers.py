@@ -15,6 +15,7 @@ from vitalrag.retrieve.api import DenseUnavailable, Retriever
 from vitalrag.retrieve.dense import ModelLoadError, SentenceTransformerEmbedder
 from vitalrag.retrieve.fusion import rrf
 from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.retrieve.views import embeds
 
 from tests_support import FIXTURES, CountingEmbedder
 
@@ -118,7 +119,7 @@ def test_a_second_model_encodes_every_view_again(pyr_store):
     RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=first)
     _, stats = RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=second)
     index = RetrievalIndex.load(pyr_store.folder)
-    distinct = {v.content_hash for v in index.views}
+    distinct = {v.content_hash for v in index.views if embeds(v)}
     assert stats.encoded == second.encoded == len(distinct) > 0
     assert index.model == "hashing-32" and index.dense is not None and index.dense.dim == 32
     first.encoded = 0
@@ -217,11 +218,11 @@ def test_kinds_not_embedded_are_never_dense_hits(pyr_store, monkeypatch):
     hits name the right views."""
     from vitalrag.retrieve import views as views_mod
 
-    monkeypatch.setattr(views_mod, "EMBEDDED_KINDS", views_mod.EMBEDDED_KINDS - {"window", "call_site"})
+    monkeypatch.setattr(views_mod, "EMBEDDED_KINDS", frozenset({"body", "signature"}))
     emb = CountingEmbedder()
     _, stats = RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=emb)
     index = RetrievalIndex.load(pyr_store.folder)
-    kept = [i for i, v in enumerate(index.views) if v.kind not in ("window", "call_site")]
+    kept = [i for i, v in enumerate(index.views) if v.kind in ("body", "signature")]
     assert 0 < len(kept) < len(index.views)
     assert stats.encoded == emb.encoded == len({index.views[i].content_hash for i in kept})
     dense = index.dense
@@ -231,7 +232,7 @@ def test_kinds_not_embedded_are_never_dense_hits(pyr_store, monkeypatch):
     assert not rows[[i for i in range(len(index.views)) if i not in set(kept)]].any()
     r = Retriever(pyr_store, index, emb)
     hits = r.search("def slugify(text)", retriever="dense", k=len(index.views))
-    assert hits and all(h.view.kind not in ("window", "call_site") for h in hits)
+    assert hits and {h.view.kind for h in hits} == {"body", "signature"}
     # each hit is the view whose own vector scored it
     for h in hits[:5]:
         pos = index.by_id[h.view.id]
