@@ -444,30 +444,26 @@ def edges_of(types: str, direction: str) -> str:
     return f"UNWIND $ids AS id MATCH {pattern} WHERE {_EDGE_SEEN} WITH DISTINCT s, r, t {_EDGE_RETURN}"
 
 
-def adjacent(types: str, direction: str) -> str:
-    """Each of ``$ids`` with the ids one edge of ``types`` away."""
+def _hop(types: str, direction: str, returns: str) -> str:
+    """From each of ``$ids`` (``a``) one edge of ``types`` to ``b``, both seen."""
     arrow = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}.get(direction)
     if arrow is None:
         raise ValueError(f"direction must be out, in or both, not {direction!r}")
     left, right = arrow
     return (
         f"UNWIND $ids AS id MATCH (a:CodeObject {{id: id}}){left}[r:{types}]{right}(b:CodeObject) "
-        f"WHERE {seen('a')} AND {seen('b')} AND {seen('r', 'startNode(r).repo')} "
-        "RETURN a.id AS id, collect(DISTINCT b.id) AS peers"
+        f"WHERE {seen('a')} AND {seen('b')} AND {seen('r', 'startNode(r).repo')} RETURN {returns}"
     )
+
+
+def adjacent(types: str, direction: str) -> str:
+    """Each of ``$ids`` with the ids one edge of ``types`` away."""
+    return _hop(types, direction, "a.id AS id, collect(DISTINCT b.id) AS peers")
 
 
 def neighbor_hop(types: str, direction: str) -> str:
     """The ids one hop away from any of ``$ids``."""
-    arrow = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}.get(direction)
-    if arrow is None:
-        raise ValueError(f"direction must be out, in or both, not {direction!r}")
-    left, right = arrow
-    return (
-        f"UNWIND $ids AS id MATCH (a:CodeObject {{id: id}}){left}[r:{types}]{right}(b:CodeObject) "
-        f"WHERE {seen('a')} AND {seen('b')} AND {seen('r', 'startNode(r).repo')} "
-        "RETURN DISTINCT b.id AS id"
-    )
+    return _hop(types, direction, "DISTINCT b.id AS id")
 
 
 SAME_FILE = (
