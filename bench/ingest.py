@@ -35,7 +35,7 @@ from pathlib import Path
 from vitalrag.eval.corpora import Corpus, fetch
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
-from vitalrag.ingest.languages import LANGUAGES, language_module, parser
+from vitalrag.ingest.lang import REGISTRY, parser
 from vitalrag.ingest.parallel import ParsePool
 from vitalrag.ingest.walk import walk_repository
 
@@ -66,8 +66,8 @@ def measure(spec: str, workers: int | None, repeat: int, min_time: float, per_ru
     # the grammars and extractors loaded, but no workers: the first ingest, with the
     # start of the pool, as a one-shot ``vitalrag index`` does them (after its imports)
     floors: list[tuple[int, int, float]] = [parse_floor(corpus.path)]
-    for language in LANGUAGES:
-        language_module(language)
+    for language in REGISTRY.values():
+        language.load()
     start = time.perf_counter()
     pool = ParsePool(workers)
     pool.start()

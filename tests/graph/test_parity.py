@@ -16,7 +16,7 @@ FIXTURE_REPO = Path(__file__).parent / "fixtures" / "tiny_py"
 
 def index_into(store: GraphStore, repo: str) -> None:
     ingest = pytest.importorskip("vitalrag.ingest", reason="the ingest pipeline is not importable yet")
-    pytest.importorskip("vitalrag.ingest.python", reason="the Python extractor is not importable yet")
+    pytest.importorskip("vitalrag.ingest.lang.python.extraction", reason="the Python extractor is not importable yet")
     ingest.index_repository(FIXTURE_REPO, store, name=repo, workers=1)
 
 

@@ -87,7 +87,7 @@ def test_unreadable_file_is_reported(messy_repo, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_raising_extractor_is_reported_and_the_file_skipped(tmp_path, monkeypatch, workers):
-    from vitalrag.ingest import python
+    from vitalrag.ingest.lang.python import extraction as python
 
     root = tmp_path / "r"
     root.mkdir()

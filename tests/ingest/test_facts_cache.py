@@ -3,6 +3,7 @@ round-trips the extraction exactly (issue 20 failure 11)."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -87,15 +88,19 @@ def test_cached_facts_equal_the_extraction(tmp_path, fixture):
     assert back == parsed
 
 
-def test_an_entry_of_other_content_or_shape_is_not_used(tmp_path):
+def _indexed(tmp_path: Path) -> tuple[Path, MemoryStore, Path, list[bytes]]:
+    """A fixture repository indexed with a facts cache: the repository, the
+    store, the cache's file and its lines."""
     repo = tmp_path / "repo"
     shutil.copytree(FIXTURES / "py_resolution", repo)
     store = MemoryStore(tmp_path / "idx")
     index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
-    import gzip
-
     path = tmp_path / "facts" / "r.jsonl.gz"
-    lines = gzip.decompress(path.read_bytes()).splitlines(keepends=True)
+    return repo, store, path, gzip.decompress(path.read_bytes()).splitlines(keepends=True)
+
+
+def test_an_entry_of_other_content_or_shape_is_not_used(tmp_path):
+    repo, store, path, lines = _indexed(tmp_path)
     # a wrong digest on the first entry, a malformed object on the second, a torn last line
     first = json.loads(lines[1])
     first[1] = "0" * 32
@@ -106,6 +111,23 @@ def test_an_entry_of_other_content_or_shape_is_not_used(tmp_path):
     report = index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
     assert report.parsed == 3 and report.reused == 6
     assert index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts").reused == 9
+
+
+@pytest.mark.parametrize("planted", [
+    ["JavaFacts", "p", [], []],  # a class of another language
+    ["_Bomb", "x"],  # no fact class at all
+    ["Import", "os", None, 1, "r:a.py"],  # a fact of the language, but not a file's
+    ["PythonFacts", [], {}, {}, {}, {}, [], {}, {}, [], [], "", False, "extra"],  # one field too many
+])
+def test_an_entry_builds_only_its_own_languages_facts(tmp_path, planted):
+    """A cached entry rebuilds only the classes its language's ``fact_types``
+    names, with their fields: anything else is parsed again."""
+    repo, store, path, lines = _indexed(tmp_path)
+    first = json.loads(lines[1])
+    first[3]["data"] = {"\0o": planted}
+    path.write_bytes(gzip.compress(lines[0] + json.dumps(first).encode() + b"\n" + b"".join(lines[2:])))
+    report = index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
+    assert report.parsed == 1 and report.reused == 8
 
 
 def test_a_cache_of_another_version_is_rebuilt(tmp_path, monkeypatch):

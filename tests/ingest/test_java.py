@@ -15,8 +15,8 @@ from tree_sitter import QueryCursor
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
 from vitalrag.kernel.text import content_hash
-from vitalrag.ingest.java import extract
-from vitalrag.ingest.languages import parser, tags_query
+from vitalrag.ingest.lang.java.extraction import extract
+from vitalrag.ingest.lang import parser, tags_query
 
 REPOS = Path(__file__).parent.parent / "fixtures" / "repos"
 APP = "jfix:src/com/acme/app/"
@@ -167,23 +167,26 @@ class Use {{
     }}
 }}
 """
-    from vitalrag.ingest import java_walk
+    from vitalrag.ingest.lang.java import walk as java_walk
+    from vitalrag.ingest.lang.java.facts import CallSite, Opaque, Var
 
     shared = extract("r", "src/p/Use.java", src).refs
     monkeypatch.setattr(java_walk.ReferenceWalker, "encode",
                         lambda self, node, scope, depth: (self._encode(node, scope, depth) if node is not None
-                                                          else {"k": "expr", "what": "missing"}))
+                                                          else Opaque("missing")))
     fresh = extract("r", "src/p/Use.java", src).refs
     assert [(r.kind, r.source, r.name, r.line, r.data) for r in shared] == \
         [(r.kind, r.source, r.name, r.line, r.data) for r in fresh]
+    calls = {id(r): r.data for r in shared if isinstance(r.data, CallSite)}
     # the pattern variable declared by the first argument types the second one's receiver
     f_bar = next(r for r in shared if r.name == "f.bar")
-    assert f_bar.data["recv"] == {"k": "var", "t": "Node"}
+    assert calls[id(f_bar)].call.receiver == Var("Node")
     # a cut chain is cut as before, and a nested call shares its encodings with its ancestor
     assert any("too-deep" in repr(r.data) for r in shared)
-    outer, inner = [r for r in shared if r.name == "twice" and r.line == 9]  # twice(twice(x.next().bar()))
-    assert outer.data["argv"][0]["n"] == "twice" and inner.data["argv"][0]["n"] == "bar"
-    assert outer.data["argv"][0]["argv"][0] is inner.data["argv"][0]
+    # twice(twice(x.next().bar()))
+    outer, inner = [calls[id(r)].call for r in shared if r.name == "twice" and r.line == 9]
+    assert outer.argv[0].name == "twice" and inner.argv[0].name == "bar"
+    assert outer.argv[0].argv[0] is inner.argv[0]
 
 
 def test_tags_query_definitions():

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from vitalrag.ingest import generic, generic_go, generic_js, generic_rust
+from vitalrag.ingest.lang import REGISTRY, language_for_path
+from vitalrag.ingest.lang.tags import go as tags_go, javascript as tags_js, rust as tags_rust
 from vitalrag.ingest.facts import FileFacts
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
@@ -441,7 +442,9 @@ def test_every_definition_has_lines_hash_and_language(indexed):
 # --- details of single objects ---------------------------------------------------------------
 
 def _facts(path: str, text: str) -> FileFacts:
-    return generic.extract("r", path, text)
+    language = language_for_path(path)
+    assert language is not None
+    return REGISTRY[language].extract("r", path, text)
 
 
 def _by_qualname(facts: FileFacts) -> dict:
@@ -465,7 +468,7 @@ def test_go_doc_comment_receiver_and_test():
     tests = _facts("internal/store/store_test.go",
                    (FIXTURES / "go_basic/internal/store/store_test.go").read_text())
     assert {o.name: o.kind for o in tests.objects} == {"TestTotal": "test", "testHelper": "function"}
-    assert not generic_go.is_test_name("Testify") and generic_go.is_test_name("Test_x")
+    assert not tags_go.is_test_name("Testify") and tags_go.is_test_name("Test_x")
 
 
 def test_rust_doc_lines_attributes_and_impl_methods():
@@ -487,7 +490,7 @@ def test_rust_doc_lines_attributes_and_impl_methods():
     ("tests/it.rs", "tests/it.rs", ["crate"]),
 ])
 def test_rust_module_paths(path, crate, module):
-    assert generic_rust.module_path(path) == (crate, module)
+    assert tags_rust.module_path(path) == (crate, module)
 
 
 def test_csharp_overloads_carry_parameter_types_and_docs():
@@ -515,7 +518,7 @@ def test_duplicate_definitions_get_numbered_ids():
 ])
 def test_javascript_module_resolution(spec, expected):
     files = dict.fromkeys(["src/math.js", "src/util/index.js", "src/util/strings.js", "src/models.ts"])
-    assert generic_js.module_file("src/index.js", spec, files) == expected  # type: ignore[arg-type]
+    assert tags_js.module_file("src/index.js", spec, files) == expected  # type: ignore[arg-type]
 
 
 def test_typescript_and_tsx_are_resolved_as_one_family(tmp_path):
@@ -523,7 +526,7 @@ def test_typescript_and_tsx_are_resolved_as_one_family(tmp_path):
     from vitalrag.ingest import index_repository
 
     ts = _facts("src/a.ts", "import { f } from './b';\nexport function g() { return f(); }\n")
-    alone = generic.resolve("r", [ts])
+    alone = REGISTRY["typescript"].resolve("r", [ts])
     # resolved alone, the import of b is missing and so is the f it would bind
     assert [(u.kind, u.reason) for u in alone.unresolved] == [("IMPORTS", "missing-module"),
                                                               ("CALLS", "unknown-name")]
@@ -542,11 +545,11 @@ def test_go_module_path_is_inferred_from_imports_and_ties_stay_unknown():
         return _facts(path, f"package p\n{body}")
 
     facts = [go("a/x.go", ["example.com/m/b", "fmt"]), go("b/y.go", ["example.com/m/a"])]
-    assert generic_go.infer_module_path(facts) == "example.com/m"
+    assert tags_go.infer_module_path(facts) == "example.com/m"
     tie = [go("a/x.go", ["one.org/b"]), go("b/y.go", ["two.org/a"])]
-    assert generic_go.infer_module_path(tie) is None
-    generic.prepare("r", tie)
-    res = generic.resolve("r", tie)
+    assert tags_go.infer_module_path(tie) is None
+    REGISTRY["go"].prepare("r", tie)
+    res = REGISTRY["go"].resolve("r", tie)
     assert {u.reason for u in res.unresolved} == {"ambiguous-module"} and not res.edges
 
 

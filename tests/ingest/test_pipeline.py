@@ -192,11 +192,12 @@ def test_pickled_objects_and_refs_keep_every_field():
     import pickle
 
     from vitalrag.ingest.facts import RawRef
+    from vitalrag.ingest.lang.java.facts import Call, CallSite, Var
 
     values = {f.name: (i if f.type == "int" else f"v{i}") for i, f in enumerate(fields(CodeObject))}
     obj = CodeObject(**values)
     assert pickle.loads(pickle.dumps(obj)) == obj
-    ref = RawRef("call", "src", "name", 7, {"k": [1, {"n": "x"}]})
+    ref = RawRef("call", "src", "name", 7, CallSite("call", Call("m", Var("T"), 1, [Var("U")]), "cls"), True)
     back = pickle.loads(pickle.dumps(ref))
     assert [getattr(back, f.name) for f in fields(RawRef)] == [getattr(ref, f.name) for f in fields(RawRef)]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vitalrag.ingest.python import extract
+from vitalrag.ingest.lang.python.extraction import extract
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 

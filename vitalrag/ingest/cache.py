@@ -9,10 +9,13 @@ Layout (inside the index folder)::
 
 Plain JSON, so loading it runs no code: an index folder handed over (or a file
 planted in it) is data, never instructions, unlike the pickles of earlier
-versions. A file's source text is not kept: a hit is the file's bytes read
-anyway for their digest (``text`` of ``FileFacts`` is set from them, and must
-hash to the cached file object's ``content_hash``). A missing or unreadable
-entry, or a file of another version, only means that file is parsed again.
+versions. A language's facts (``facts.Fact``) are written as their class name
+and fields in order, and read back only as one of the classes its ``Language``
+names (``fact_types``). A file's source text is not kept: a hit is the file's
+bytes read anyway for their digest (``text`` of ``FileFacts`` is set from them,
+and must hash to the cached file object's ``content_hash``). A missing or
+unreadable entry, or a file of another version, only means that file is parsed
+again.
 
 During a run each process that parses (this one, or each worker of a ``ParsePool``)
 appends the entries it makes to a segment of its own (``.<repo>.<run>.<pid>.part``);
@@ -30,27 +33,30 @@ import os
 import secrets
 import shutil
 from collections.abc import Iterator, Mapping
+from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
 
 from vitalrag import __version__
+from vitalrag.ingest.facts import FileFacts, RawRef, RefDetail
+from vitalrag.ingest.lang import REGISTRY
 from vitalrag.kernel.files import temp_file
-from vitalrag.ingest.facts import FileFacts, RawRef
 from vitalrag.kernel.text import content_hash
 from vitalrag.model import CodeObject
 
 log = logging.getLogger(__name__)
 
 #: bump when extraction output changes shape or meaning, or the file its layout
-FACTS_VERSION = f"{__version__}/6"
+FACTS_VERSION = f"{__version__}/7"
 #: what the cache is named by in the header line (a stray JSON file is not a cache)
 _KIND = "vitalrag-facts"
 _OBJECT_FIELDS = tuple(CodeObject.__dataclass_fields__)
 _OBJECT_TYPES = tuple(int if f in ("start_line", "end_line") else str for f in _OBJECT_FIELDS)
 #: a dict of one key starting with NUL is a value JSON has no form for (a tuple,
-#: a set, a dict with keys that are not strings); no source name starts with NUL
+#: a set, a dict with keys that are not strings, a language's fact); no source
+#: name starts with NUL
 _TAG = "\0"
 
 
@@ -271,41 +277,58 @@ class SegmentWriter:
 
 def facts_to_json(f: FileFacts) -> dict[str, Any]:
     """``f`` without its text, as JSON values (``facts_from_json`` inverts it)."""
+    types = _fact_types(f.language)
     return {
         "path": f.path, "language": f.language, "file": _object_row(f.file),
         "objects": [_object_row(o) for o in f.objects], "parents": f.parents,
-        "refs": [[r.kind, r.source, r.name, r.line, _pack(r.data)] for r in f.refs],
+        "refs": [[r.kind, r.source, r.name, r.line, _pack(r.data, types), r.dynamic] for r in f.refs],
         "namespace": f.namespace, "package_dir": f.package_dir, "package_name": f.package_name,
-        "problems": f.problems, "data": _pack(f.data),
+        "problems": f.problems, "data": _pack(f.data, types),
     }
 
 
 def facts_from_json(d: dict[str, Any]) -> FileFacts:
     """The facts ``facts_to_json`` wrote (with an empty text); ``ValueError`` or
     ``TypeError`` when they are not of that shape."""
+    language = _str(d["language"])
+    if language not in REGISTRY:
+        raise ValueError(f"unknown language {language!r}")
+    types = _fact_types(language)
     parents = d["parents"]
     if not isinstance(parents, dict) or not all(type(v) is str for v in parents.values()):
         raise ValueError("parents is not a mapping of ids")
     refs = []
-    for kind, source, name, line, data in d["refs"]:
-        if not (type(kind) is str and type(source) is str and type(name) is str and type(line) is int):
+    for kind, source, name, line, data, dynamic in d["refs"]:
+        if not (type(kind) is str and type(source) is str and type(name) is str and type(line) is int
+                and type(dynamic) is bool):
             raise ValueError("malformed reference")
-        data = _unpack(data)
-        if not isinstance(data, dict):
+        detail = _unpack(data, types)
+        if not (detail is None or isinstance(detail, RefDetail)):
             raise ValueError("malformed reference data")
-        refs.append(RawRef(kind, source, name, line, data))
-    data = _unpack(d["data"])
+        refs.append(RawRef(kind, source, name, line, detail, dynamic))
+    data = _unpack(d["data"], types)
     problems = d["problems"]
     package_dir = d["package_dir"]
-    if not (isinstance(data, dict) and isinstance(problems, list) and all(type(p) is str for p in problems)
-            and (package_dir is None or type(package_dir) is str)):
+    if not (type(data) is _data_type(language) and isinstance(problems, list)
+            and all(type(p) is str for p in problems) and (package_dir is None or type(package_dir) is str)):
         raise ValueError("malformed file facts")
     return FileFacts(
-        path=_str(d["path"]), language=_str(d["language"]), file=_object(d["file"]),
+        path=_str(d["path"]), language=language, file=_object(d["file"]), data=data,
         objects=[_object(o) for o in d["objects"]], parents=parents, refs=refs,
         namespace=_str(d["namespace"]), package_dir=package_dir, package_name=_str(d["package_name"]),
-        problems=problems, data=data,
+        problems=problems,
     )
+
+
+@cache
+def _fact_types(language: str) -> dict[str, type]:
+    """The classes an entry of ``language`` may hold, by name."""
+    return {t.__name__: t for t in REGISTRY[language].fact_types()}
+
+
+def _data_type(language: str) -> type:
+    """The class of ``FileFacts.data`` of ``language`` (the first of its fact types)."""
+    return next(iter(_fact_types(language).values()))
 
 
 def _str(v: Any) -> str:
@@ -324,9 +347,10 @@ def _object(row: list[Any]) -> CodeObject:
     return CodeObject(*row)
 
 
-def _pack(x: Any) -> Any:
-    """``x`` as JSON values: tuples, sets and dicts whose keys are not all plain
-    strings as one-key tagged dicts (``_unpack`` inverts it)."""
+def _pack(x: Any, types: Mapping[str, type]) -> Any:
+    """``x`` as JSON values: tuples, sets, dicts whose keys are not all plain
+    strings and facts of ``types`` (by class name and fields in order) as
+    one-key tagged dicts (``_unpack`` inverts it)."""
     t = type(x)
     if t is str or t is int or t is bool or x is None:
         return x
@@ -335,24 +359,28 @@ def _pack(x: Any) -> Any:
             raise Uncacheable(f"non-finite float {x!r}")
         return x
     if t is list:
-        return [_pack(v) for v in x]
+        return [_pack(v, types) for v in x]
     if t is dict:
         if all(type(k) is str and not k.startswith(_TAG) for k in x):
-            return {k: _pack(v) for k, v in x.items()}
-        return {_TAG + "d": [[_pack(k), _pack(v)] for k, v in x.items()]}
+            return {k: _pack(v, types) for k, v in x.items()}
+        return {_TAG + "d": [[_pack(k, types), _pack(v, types)] for k, v in x.items()]}
     if t is tuple:
-        return {_TAG + "t": [_pack(v) for v in x]}
+        return {_TAG + "t": [_pack(v, types) for v in x]}
     if t is set:
-        return {_TAG + "s": [_pack(v) for v in x]}
+        return {_TAG + "s": [_pack(v, types) for v in x]}
     if t is frozenset:
-        return {_TAG + "f": [_pack(v) for v in x]}
+        return {_TAG + "f": [_pack(v, types) for v in x]}
+    if types.get(t.__name__) is t:
+        _, values = x.__reduce__()  # a Fact's fields, in order
+        return {_TAG + "o": [t.__name__, *[_pack(v, types) for v in values]]}
     raise Uncacheable(f"a {t.__name__} in the extracted facts")
 
 
-def _unpack(x: Any) -> Any:
+def _unpack(x: Any, types: Mapping[str, type]) -> Any:
+    """The value ``_pack`` gave ``x`` of; a fact only of ``types``."""
     t = type(x)
     if t is list:
-        return [_unpack(v) for v in x]
+        return [_unpack(v, types) if type(v) in _NESTED else v for v in x]
     if t is not dict:
         return x
     if len(x) == 1:
@@ -360,7 +388,11 @@ def _unpack(x: Any) -> Any:
         if k.startswith(_TAG):
             if type(v) is not list:
                 raise ValueError("malformed tagged value")
-            items = [_unpack(i) for i in v]
+            if k == _TAG + "o":
+                if not v or type(v[0]) is not str or v[0] not in types:
+                    raise ValueError(f"not a fact of this language: {str(v[0])[:40] if v else ''!r}")
+                return types[v[0]](*[_unpack(i, types) if type(i) in _NESTED else i for i in v[1:]])
+            items = [_unpack(i, types) for i in v]
             if k == _TAG + "t":
                 return tuple(items)
             if k == _TAG + "s":
@@ -370,4 +402,8 @@ def _unpack(x: Any) -> Any:
             if k == _TAG + "d":
                 return {key: val for key, val in items}
             raise ValueError(f"unknown tag {k!r}")
-    return {k: _unpack(v) for k, v in x.items()}
+    return {k: _unpack(v, types) if type(v) in _NESTED else v for k, v in x.items()}
+
+
+#: what ``_unpack`` has to look into (anything else JSON gives is as it was written)
+_NESTED = (list, dict)

@@ -9,11 +9,44 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from operator import attrgetter
+from typing import Any, Generic, TypeVar
 
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef
 
 RefKind = str  # "import" | "call" | "inherit" | "reference"
+
+
+class Fact:
+    """The base of a language's facts, which are frozen, slotted dataclasses
+    (``FileFacts.data``, ``RawRef.data`` and what they hold): they pickle as
+    their fields in order (parse workers send thousands), not through the
+    ``__setstate__`` a frozen dataclass gets, which is much slower to load."""
+
+    __slots__ = ()
+    __match_args__: tuple[str, ...] = ()  # a dataclass's fields, in order
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        t = type(self)
+        get = _FIELDS_OF.get(t)
+        if get is None:
+            get = _FIELDS_OF[t] = _getter(t.__match_args__)
+        return (t, get(self))
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    if len(names) > 1:
+        return attrgetter(*names)
+    return lambda obj: tuple([getattr(obj, n) for n in names])
+
+
+_FIELDS_OF: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class RefDetail(Fact):
+    """What a language knows of one reference beyond its name: each language
+    subclasses it (Java's call sites, JavaScript's named imports...)."""
 
 
 @dataclass(slots=True)
@@ -22,28 +55,36 @@ class RawRef:
 
     ``source`` is the innermost enclosing object (or the file for module-level
     code); ``name`` is the text as written (``helper``, ``self.run``,
-    ``mod.Cls``); ``data`` carries language-specific details (import aliases,
-    argument count, declared receiver type).
+    ``mod.Cls``); ``data`` carries the language's details (import aliases, a
+    call's receiver and arguments); ``dynamic`` marks a callee or base that no
+    name stands for (``f()()``, ``xs[0]()``), kept so that resolution reports it.
     """
 
     kind: RefKind
     source: NodeId
     name: str
     line: int
-    data: dict[str, Any] = field(default_factory=dict)
+    data: RefDetail | None = None
+    dynamic: bool = False
 
     def __reduce__(self) -> tuple[Any, ...]:
         # positional fields: parse workers send thousands of these
-        return (RawRef, (self.kind, self.source, self.name, self.line, self.data))
+        return (RawRef, (self.kind, self.source, self.name, self.line, self.data, self.dynamic))
+
+
+#: what a language learns of a whole file beyond objects and references (its own frozen dataclass)
+D = TypeVar("D")
 
 
 @dataclass(slots=True)
-class FileFacts:
-    """Everything extraction learnt from one file."""
+class FileFacts(Generic[D]):
+    """Everything extraction learnt from one file; ``data`` is the language's own
+    (``PythonFacts``, ``JavaFacts``...), what its resolution reads."""
 
     path: str
     language: str
     file: CodeObject
+    data: D
     objects: list[CodeObject] = field(default_factory=list)
     #: object id -> id of its container (the file or an enclosing definition)
     parents: dict[NodeId, NodeId] = field(default_factory=dict)
@@ -56,7 +97,6 @@ class FileFacts:
     package_name: str = ""
     #: human-readable problems found while parsing (syntax errors recovered)
     problems: list[str] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
     text: str = ""
 
 
@@ -66,10 +106,6 @@ class Resolution:
     unresolved: list[UnresolvedRef] = field(default_factory=list)
     #: references to code outside the repository (standard library, dependencies)
     external: int = 0
-
-
-Extractor = Callable[[str, str, str], FileFacts]
-Resolver = Callable[[str, list[FileFacts]], Resolution]
 
 
 def combine(*parts: Resolution) -> Resolution:

@@ -28,7 +28,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-from vitalrag.ingest.languages import LANGUAGES, language_module
+from vitalrag.ingest.lang import REGISTRY
 from vitalrag.ingest.parse import CacheTarget, Parsed, parse_files
 from vitalrag.ingest.walk import SourceFile
 
@@ -84,8 +84,8 @@ class ParsePool:
         is small, as a forked worker holds on to what it inherited."""
         if self.workers <= 1 or self._pool is not None:
             return
-        for language in LANGUAGES:
-            language_module(language)  # imported once here, inherited by forked workers
+        for language in REGISTRY.values():
+            language.load()  # imported once here, inherited by forked workers
         context = self._mp_context or _worker_context()
         self._pool = ProcessPoolExecutor(self.workers - 1, mp_context=context,
                                          initializer=_end_with_parent, initargs=(os.getpid(),))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from vitalrag.ingest.cache import SegmentWriter
 from vitalrag.ingest.facts import FileFacts
-from vitalrag.ingest.languages import language_module
+from vitalrag.ingest.lang import REGISTRY
 from vitalrag.ingest.walk import Skipped, SourceFile
 from vitalrag.model import normalize_newlines
 
@@ -51,8 +51,7 @@ def parse_file(repo: str, sf: SourceFile) -> FileFacts | Skipped:
     except UnicodeDecodeError as exc:
         return Skipped(sf.path, f"not UTF-8 (invalid byte at offset {exc.start})")
     try:
-        facts: FileFacts = language_module(sf.language).extract(repo, sf.path, source)
-        return facts
+        return REGISTRY[sf.language].extract(repo, sf.path, source)
     except RecursionError:
         return Skipped(sf.path, "too deeply nested to parse")
     except Exception as exc:  # a bug in one extractor must not abort the run

@@ -22,8 +22,8 @@ from vitalrag.graph.delta import write_repository
 from vitalrag.graph.store import GraphStore
 from vitalrag.ingest.build import build_graph, tests_edges
 from vitalrag.ingest.cache import FactsCache, file_digest
-from vitalrag.ingest.facts import FileFacts, Resolution
-from vitalrag.ingest.languages import language_family, language_module
+from vitalrag.ingest.facts import FileFacts
+from vitalrag.ingest.lang import REGISTRY
 from vitalrag.ingest.parallel import InProcess, ParseExecutor, ParsePool
 from vitalrag.ingest.parse import CacheTarget, source_text
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, walk_repository
@@ -120,26 +120,24 @@ def index_repository(
         facts = sorted(reused + [p for p, _ in parsed if isinstance(p, FileFacts)], key=lambda f: f.path)
         skipped = list(walked.skipped) + [p for p, _ in parsed if isinstance(p, Skipped)]
         skipped.extend(Skipped(f.path, problem) for f in facts for problem in f.problems)
-        by_language: dict[str, list[FileFacts]] = {}
+        by_family: dict[str, list[FileFacts]] = {}
         for f in facts:
-            by_language.setdefault(language_family(f.language), []).append(f)
-        for language, group in sorted(by_language.items()):
+            by_family.setdefault(REGISTRY[f.language].family, []).append(f)
+        for family, group in sorted(by_family.items()):
             # a language may need to see every file before packages are known (Python's __init__.py)
-            prepare = getattr(language_module(language), "prepare", None)
-            if prepare is not None:
-                prepare(repo, group)
+            REGISTRY[family].prepare(repo, group)
         objects, edges = build_graph(repo, facts)
         phase("graph")
 
         unresolved: list[UnresolvedRef] = []
         external = 0
-        for i, (language, group) in enumerate(sorted(by_language.items()), 1):
-            res: Resolution = language_module(language).resolve(repo, group)
+        for i, (family, group) in enumerate(sorted(by_family.items()), 1):
+            res = REGISTRY[family].resolve(repo, group)
             edges.extend(res.edges)
             unresolved.extend(res.unresolved)
             external += res.external
             if progress:
-                progress("resolve", i, len(by_language))
+                progress("resolve", i, len(by_family))
         edges.extend(tests_edges(objects, edges))
         edges = merge_edges(edges)
         phase("resolve")

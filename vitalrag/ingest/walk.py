@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pathspec
 
-from vitalrag.ingest.languages import language_for_path
+from vitalrag.ingest.lang import language_for_path
 
 log = logging.getLogger(__name__)
 

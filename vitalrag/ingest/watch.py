@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from threading import Event, Lock, Timer
 
-from vitalrag.ingest.languages import language_for_path
+from vitalrag.ingest.lang import language_for_path
 from vitalrag.ingest.walk import VENDORED_DIRS
 
 log = logging.getLogger(__name__)

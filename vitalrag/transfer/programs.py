@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from vitalrag.errors import InputError
-from vitalrag.ingest.languages import parser
-from vitalrag.ingest.treesitter import error_lines
+from vitalrag.ingest.lang import parser
+from vitalrag.ingest.lang.treesitter import error_lines
 
 LANGUAGES = ("python", "java")
 

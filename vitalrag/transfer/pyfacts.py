@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from vitalrag.ingest.treesitter import inside_error, start_line, text
+from vitalrag.ingest.lang.treesitter import inside_error, start_line, text
 from vitalrag.transfer.programs import field_name, walk
 from vitalrag.transfer.signatures import PyCallShape, PySignature, python_signature
 

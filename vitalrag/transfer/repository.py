@@ -14,7 +14,7 @@ from typing import Any
 
 from vitalrag.errors import InputError, ObjectNotFound
 from vitalrag.graph.store import GraphStore
-from vitalrag.ingest.languages import parser
+from vitalrag.ingest.lang import parser
 from vitalrag.model import DEFINITION_KINDS, CodeObject, NodeId, file_id
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from vitalrag.ingest.treesitter import text
+from vitalrag.ingest.lang.treesitter import text
 
 
 @dataclass(frozen=True, slots=True)

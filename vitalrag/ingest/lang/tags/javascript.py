@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from vitalrag.ingest.facts import FileFacts, RawRef, Resolution
-from vitalrag.ingest.generic_extract import Candidate, Support
-from vitalrag.ingest.generic_index import ObjectIndex, call_target, leave_open, link, one
-from vitalrag.ingest.treesitter import descendants, start_line, text
+from vitalrag.ingest.facts import Fact, FileFacts, RawRef, RefDetail, Resolution
+from vitalrag.ingest.lang.tags.extraction import Candidate, Support
+from vitalrag.ingest.lang.tags.index import ObjectIndex, call_target, leave_open, link, one
+from vitalrag.ingest.lang.treesitter import descendants, start_line, text
 from vitalrag.model import CodeObject
 
 FAMILY = frozenset({"javascript", "typescript", "tsx"})
@@ -45,6 +45,29 @@ _GLOBALS = frozenset({
 _EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
 _TS_FOR_JS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
 _JSDOC_LINE = re.compile(r"^\s*\*? ?")
+
+
+@dataclass(frozen=True, slots=True)
+class JsFacts(Fact):
+    """A JavaScript/TypeScript file's ``FileFacts.data``."""
+
+    #: exported name -> the local name it exports (``export { a as b }``, ``export default f``)
+    exports: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class JsImport(RefDetail):
+    """What an import (``import``, ``require``, ``import()``, a re-export) binds."""
+
+    #: (imported name, local name) pairs
+    names: list[tuple[str, str]] = field(default_factory=list)
+    #: the default import's local name
+    default: str | None = None
+    #: the local name bound to the whole module (``* as ns``, ``const ns = require(...)``)
+    namespace: str | None = None
+
+
+FACT_TYPES: tuple[type, ...] = (JsFacts, JsImport)
 
 
 # --- extraction -------------------------------------------------------------------------------
@@ -80,46 +103,48 @@ def _string_value(node: Node | None) -> str | None:
     return text(frag[0]) if len(frag) == 1 else ""
 
 
-def _clause_bindings(clause: Node, data: dict[str, Any]) -> None:
+def _clause_bindings(clause: Node) -> JsImport:
+    names: list[tuple[str, str]] = []
+    default = namespace = None
     for child in clause.named_children:
         if child.type == "identifier":
-            data["default"] = text(child)
+            default = text(child)
         elif child.type == "namespace_import":
-            data["namespace"] = text(child.named_children[0]) if child.named_children else None
+            namespace = text(child.named_children[0]) if child.named_children else None
         elif child.type == "named_imports":
             for spec in child.named_children:
                 if spec.type == "import_specifier":
                     name = text(spec.child_by_field_name("name"))
                     alias = spec.child_by_field_name("alias")
-                    data["names"].append([name, text(alias) if alias is not None else name])
+                    names.append((name, text(alias) if alias is not None else name))
+    return JsImport(names, default, namespace)
 
 
-def _import_ref(fid: str, node: Node, spec: str, data: dict[str, Any]) -> RawRef:
-    data.setdefault("names", [])
-    return RawRef("import", fid, spec, start_line(node), data)
-
-
-def _annotate(root: Node, facts: FileFacts) -> None:
+def _annotate(root: Node, facts: FileFacts[JsFacts]) -> JsFacts:
     fid = facts.file.id
     exports: dict[str, str] = {}
     for stmt in root.named_children:
         if stmt.type == "import_statement":
             spec = _string_value(stmt.child_by_field_name("source"))
-            data: dict[str, Any] = {"names": []}
+            imp = JsImport()
             for child in stmt.named_children:
                 if child.type == "import_clause":
-                    _clause_bindings(child, data)
+                    imp = _clause_bindings(child)
                 elif child.type == "import_require_clause":
-                    data["namespace"] = text(child.named_children[0])
+                    imp = JsImport(namespace=text(child.named_children[0]))
                     spec = _string_value(child.child_by_field_name("source"))
             if spec:
-                facts.refs.append(_import_ref(fid, stmt, spec, data))
+                facts.refs.append(RawRef("import", fid, spec, start_line(stmt), imp))
         elif stmt.type == "export_statement":
             _export(stmt, facts, exports)
-    facts.data["exports"] = exports
     # require('./x') and import('./x') anywhere (walk the tree only when they can occur)
-    if "require" not in facts.text and "import(" not in facts.text:
-        return
+    if "require" in facts.text or "import(" in facts.text:
+        _dynamic_imports(root, facts)
+    return JsFacts(exports)
+
+
+def _dynamic_imports(root: Node, facts: FileFacts[JsFacts]) -> None:
+    """``require('./x')`` and ``import('./x')`` anywhere, with what their result is bound to."""
     for call in descendants(root, frozenset({"call_expression"})):
         fn = call.child_by_field_name("function")
         args = call.child_by_field_name("arguments")
@@ -128,36 +153,37 @@ def _annotate(root: Node, facts: FileFacts) -> None:
         spec = _string_value(args.named_children[0]) if args.named_children else None
         if not spec:
             continue
-        data = {"names": []}
+        names: list[tuple[str, str]] = []
+        namespace = None
         holder = call.parent
         if holder is not None and holder.type == "await_expression":
             holder = holder.parent
         if holder is not None and holder.type == "variable_declarator":
             target = holder.child_by_field_name("name")
             if target is not None and target.type == "identifier":
-                data["namespace"] = text(target)
+                namespace = text(target)
             elif target is not None and target.type == "object_pattern":
                 for p in target.named_children:
                     if p.type == "shorthand_property_identifier_pattern":
-                        data["names"].append([text(p), text(p)])
+                        names.append((text(p), text(p)))
                     elif p.type == "pair_pattern":
                         key, value = p.child_by_field_name("key"), p.child_by_field_name("value")
                         if value is not None and value.type == "identifier":
-                            data["names"].append([text(key), text(value)])
-        facts.refs.append(_import_ref(fid, call, spec, data))
+                            names.append((text(key), text(value)))
+        facts.refs.append(RawRef("import", facts.file.id, spec, start_line(call), JsImport(names, None, namespace)))
 
 
-def _export(stmt: Node, facts: FileFacts, exports: dict[str, str]) -> None:
+def _export(stmt: Node, facts: FileFacts[JsFacts], exports: dict[str, str]) -> None:
     source = _string_value(stmt.child_by_field_name("source"))
     clause = next((c for c in stmt.named_children if c.type == "export_clause"), None)
     if source:  # re-export: an import of the other file
-        data: dict[str, Any] = {"names": []}
+        names: list[tuple[str, str]] = []
         if clause is not None:
             for spec in clause.named_children:
                 if spec.type == "export_specifier":
                     name = text(spec.child_by_field_name("name"))
-                    data["names"].append([name, name])
-        facts.refs.append(_import_ref(facts.file.id, stmt, source, data))
+                    names.append((name, name))
+        facts.refs.append(RawRef("import", facts.file.id, source, start_line(stmt), JsImport(names)))
         return
     if clause is not None:
         for spec in clause.named_children:
@@ -187,12 +213,12 @@ SUPPORT = Support(
 
 # --- resolution -------------------------------------------------------------------------------
 
-def prepare(repo: str, facts: list[FileFacts]) -> None:
+def prepare(repo: str, facts: list[FileFacts[JsFacts]]) -> None:
     """Nothing to prepare: the pipeline resolves JavaScript, TypeScript and TSX
     files as one family, so an import across them is seen whole."""
 
 
-def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
+def resolve(repo: str, facts: list[FileFacts[JsFacts]]) -> Resolution:
     res = Resolution()
     if not facts:
         return res
@@ -202,7 +228,7 @@ def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
     return res
 
 
-def module_file(importer: str, spec: str, files: dict[str, FileFacts]) -> str | None:
+def module_file(importer: str, spec: str, files: dict[str, FileFacts[JsFacts]]) -> str | None:
     """The repository file a relative specifier names, or None."""
     base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
     tries = [base] + [base + ext for ext in _EXTENSIONS] + [f"{base}/index{ext}" for ext in _EXTENSIONS]
@@ -211,37 +237,38 @@ def module_file(importer: str, spec: str, files: dict[str, FileFacts]) -> str | 
     return next((t for t in tries if t in files), None)
 
 
-def _exported(index: ObjectIndex, path: str, name: str) -> CodeObject | None:
-    exports = index.files[path].data.get("exports", {})
+def _exported(index: ObjectIndex[JsFacts], path: str, name: str) -> CodeObject | None:
+    exports = index.files[path].data.exports
     local = exports.get(name, name)
     return one([o for o in index.top_level(path, local) if o.kind != "method"])
 
 
-def _resolve_file(f: FileFacts, index: ObjectIndex, res: Resolution) -> None:
+def _resolve_file(f: FileFacts[JsFacts], index: ObjectIndex[JsFacts], res: Resolution) -> None:
     fid = f.file.id
     bound: dict[str, str | None] = {}  # local name -> object id (None: imported but not found)
     namespaces: dict[str, str] = {}  # local name -> file path
     outside: set[str] = set()  # local names bound by imports of packages
     for ref in f.refs:
-        if ref.kind != "import":
+        imp = ref.data
+        if not isinstance(imp, JsImport):
             continue
         spec = ref.name
         if not spec.startswith((".", "/")):
             res.external += 1
-            outside.update(local for _name, local in ref.data.get("names", []))
-            outside.update(ref.data[k] for k in ("default", "namespace") if ref.data.get(k))
+            outside.update(local for _name, local in imp.names)
+            outside.update(local for local in (imp.default, imp.namespace) if local)
             continue
         target = module_file(f.path, spec, index.files) if not spec.startswith("/") else None
         if target is None or target.startswith("../"):
             leave_open(res, fid, "IMPORTS", spec, ref.line, "missing-module")
             continue
         target_id = index.files[target].file.id
-        wanted = [(name, local) for name, local in ref.data.get("names", [])]
-        if ref.data.get("default"):
-            wanted.append(("default", ref.data["default"]))
-        if ref.data.get("namespace"):
-            namespaces[ref.data["namespace"]] = target
-        whole_file = not wanted or bool(ref.data.get("namespace"))
+        wanted = list(imp.names)
+        if imp.default:
+            wanted.append(("default", imp.default))
+        if imp.namespace:
+            namespaces[imp.namespace] = target
+        whole_file = not wanted or bool(imp.namespace)
         for name, local in wanted:
             obj = _exported(index, target, name)
             bound[local] = obj.id if obj is not None else None
@@ -256,10 +283,10 @@ def _resolve_file(f: FileFacts, index: ObjectIndex, res: Resolution) -> None:
             _resolve_call(f, ref, index, bound, namespaces, outside, res)
 
 
-def _resolve_call(f: FileFacts, ref: RawRef, index: ObjectIndex, bound: dict[str, str | None],
+def _resolve_call(f: FileFacts[JsFacts], ref: RawRef, index: ObjectIndex[JsFacts], bound: dict[str, str | None],
                   namespaces: dict[str, str], outside: set[str], res: Resolution) -> None:
     """A CALLS edge, an external call, or an unresolved reference with its reason."""
-    if ref.data.get("dynamic"):
+    if ref.dynamic:
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
         return
     head, _, member = ref.name.partition(".")

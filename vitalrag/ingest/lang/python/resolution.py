@@ -22,9 +22,10 @@ from __future__ import annotations
 import builtins
 import posixpath
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from vitalrag.ingest.facts import FileFacts, Resolution, combine
+from vitalrag.ingest.lang.python.facts import Import, PythonFacts
 from vitalrag.model import Edge, UnresolvedRef
 
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__"}
@@ -37,9 +38,10 @@ _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__sp
 #   ("external", text)  something outside the repository
 #   ("missing", reason) nothing we can tie it to, and why
 Target = tuple[str, str]
+PyFile = FileFacts[PythonFacts]
 
 
-def prepare(repo: str, facts: list[FileFacts]) -> None:
+def prepare(repo: str, facts: list[PyFile]) -> None:
     """Module names and packages: a folder is a package when it has ``__init__.py``."""
     paths = {f.path for f in facts}
     for f in facts:
@@ -52,8 +54,7 @@ def prepare(repo: str, facts: list[FileFacts]) -> None:
         stem = posixpath.basename(f.path)[:-3]
         is_package = stem == "__init__"
         f.namespace = ".".join(parts if is_package else parts + [stem])
-        f.data["source_root"] = cur
-        f.data["is_package"] = is_package
+        f.data = replace(f.data, source_root=cur, is_package=is_package)
         if folder and f"{folder}/__init__.py" in paths:
             f.package_dir = folder
             f.package_name = ".".join(parts)
@@ -61,11 +62,11 @@ def prepare(repo: str, facts: list[FileFacts]) -> None:
 
 @dataclass
 class _Index:
-    facts: list[FileFacts]
-    modules: dict[str, list[FileFacts]] = field(default_factory=lambda: defaultdict(list))
+    facts: list[PyFile]
+    modules: dict[str, list[PyFile]] = field(default_factory=lambda: defaultdict(list))
     kinds: dict[str, str] = field(default_factory=dict)
     parents: dict[str, str] = field(default_factory=dict)
-    file_of: dict[str, FileFacts] = field(default_factory=dict)
+    file_of: dict[str, PyFile] = field(default_factory=dict)
     children: dict[str, dict[str, list[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     bindings: dict[str, dict[str, Target]] = field(default_factory=lambda: defaultdict(dict))
     raw_bindings: dict[str, dict[str, tuple]] = field(default_factory=lambda: defaultdict(dict))
@@ -81,10 +82,10 @@ class _Index:
             self.modules[f.namespace].append(f)
             self.kinds[f.file.id] = "file"
             self.file_of[f.file.id] = f
-            secondary = set(f.data.get("secondary", ()))
-            self.returns_self.update(f.data.get("returns_self", ()))
-            self.returns.update(f.data.get("returns", {}))
-            self.properties.update(f.data.get("properties", ()))
+            secondary = set(f.data.secondary)
+            self.returns_self.update(f.data.returns_self)
+            self.returns.update(f.data.returns)
+            self.properties.update(f.data.properties)
             for o in f.objects:
                 self.kinds[o.id] = o.kind
                 self.file_of[o.id] = f
@@ -99,7 +100,7 @@ class _Index:
 
 
 class _Resolver:
-    def __init__(self, repo: str, facts: list[FileFacts]) -> None:
+    def __init__(self, repo: str, facts: list[PyFile]) -> None:
         self.repo = repo
         self.ix = _Index(facts)
         self.res = Resolution()
@@ -110,7 +111,7 @@ class _Resolver:
         self._top_cache: frozenset[str] | None = None
 
     # -- modules ----------------------------------------------------------------
-    def module_facts(self, dotted: str, importer: FileFacts | None) -> FileFacts | None | str:
+    def module_facts(self, dotted: str, importer: PyFile | None) -> PyFile | None | str:
         """The file of a module, None when it is not in the repository, or "ambiguous"."""
         found = self.ix.modules.get(dotted)
         if not found:
@@ -118,7 +119,7 @@ class _Resolver:
         if len(found) == 1:
             return found[0]
         if importer is not None:
-            same_root = [f for f in found if f.data["source_root"] == importer.data["source_root"]]
+            same_root = [f for f in found if f.data.source_root == importer.data.source_root]
             if len(same_root) == 1:
                 return same_root[0]
         return "ambiguous"
@@ -133,17 +134,17 @@ class _Resolver:
             self._top_cache = frozenset(m.split(".", 1)[0] for m in self.ix.modules if m)
         return self._top_cache
 
-    def absolute(self, f: FileFacts, module: str, level: int) -> str:
+    def absolute(self, f: PyFile, module: str, level: int) -> str:
         if level == 0:
             return module
         parts = f.namespace.split(".") if f.namespace else []
-        if not f.data["is_package"]:
+        if not f.data.is_package:
             parts = parts[:-1]
         if level > 1:
             parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
         return ".".join(parts + ([module] if module else []))
 
-    def lookup_in_module(self, dotted: str, name: str, importer: FileFacts | None) -> Target:
+    def lookup_in_module(self, dotted: str, name: str, importer: PyFile | None) -> Target:
         key = (f"module:{dotted}", name)
         if key in self._memo:
             return self._memo[key]
@@ -157,7 +158,7 @@ class _Resolver:
         self._memo[key] = result
         return result
 
-    def _lookup_in_module(self, dotted: str, name: str, importer: FileFacts | None) -> Target:
+    def _lookup_in_module(self, dotted: str, name: str, importer: PyFile | None) -> Target:
         mf = self.module_facts(dotted, importer)
         if mf == "ambiguous":
             return ("missing", "ambiguous-module")
@@ -188,30 +189,30 @@ class _Resolver:
     def variables(self, scope: str) -> frozenset[str]:
         names = self._variables.get(scope)
         if names is None:
-            names = frozenset(self.ix.file_of[scope].data.get("variables", {}).get(scope, ()))
+            names = frozenset(self.ix.file_of[scope].data.variables.get(scope, ()))
             self._variables[scope] = names
         return names
 
     # -- imports ----------------------------------------------------------------
     def build_bindings(self) -> None:
         for f in self.ix.facts:
-            for imp in f.data.get("imports", []):
-                scope = imp["source"]
-                if imp["kind"] == "import":
-                    module = imp["module"]
-                    if imp["alias"]:
-                        self.ix.raw_bindings[scope][imp["alias"]] = ("module", module)
+            for imp in f.data.imports:
+                scope = imp.source
+                if isinstance(imp, Import):
+                    module = imp.module
+                    if imp.alias:
+                        self.ix.raw_bindings[scope][imp.alias] = ("module", module)
                     else:
                         top = module.split(".", 1)[0]
                         self.ix.raw_bindings[scope][top] = ("module", top)
                 else:
-                    module = self.absolute(f, imp["module"], imp["level"])
-                    if imp["star"]:
+                    module = self.absolute(f, imp.module, imp.level)
+                    if imp.star:
                         self.ix.stars[scope].append(module)
-                    for name, alias in imp["names"]:
+                    for name, alias in imp.names:
                         self.ix.raw_bindings[scope][alias or name] = ("symbol", module, name)
 
-    def binding(self, f: FileFacts, scope: str, name: str) -> Target | None:
+    def binding(self, f: PyFile, scope: str, name: str) -> Target | None:
         raw = self.ix.raw_bindings.get(scope, {}).get(name)
         if raw is None:
             return None
@@ -222,7 +223,7 @@ class _Resolver:
                 return ("external", module) if not self.in_repo(module) else ("missing", "missing-module")
             return ("module", module) if mf != "ambiguous" else ("missing", "ambiguous-module")
         _, module, symbol = raw
-        if module == f.namespace and f.data["is_package"]:
+        if module == f.namespace and f.data.is_package:
             # `from . import sub` inside a package's __init__ names the submodule
             sub = self.module_facts(f"{module}.{symbol}", f)
             if isinstance(sub, FileFacts):
@@ -231,7 +232,7 @@ class _Resolver:
             return ("external", f"{module}.{symbol}")
         return self.lookup_in_module(module, symbol, f)
 
-    def file_target(self, target: Target, f: FileFacts) -> str | None:
+    def file_target(self, target: Target, f: PyFile) -> str | None:
         """The node an IMPORTS edge points at: the object, or the module's file."""
         if target[0] == "object":
             return target[1]
@@ -244,10 +245,10 @@ class _Resolver:
 
     def import_edges(self) -> None:
         for f in self.ix.facts:
-            for imp in f.data.get("imports", []):
-                line = imp["line"]
-                if imp["kind"] == "import":
-                    module = imp["module"]
+            for imp in f.data.imports:
+                line = imp.line
+                if isinstance(imp, Import):
+                    module = imp.module
                     mf = self.module_facts(module, f)
                     if isinstance(mf, FileFacts):
                         self.edges.append(Edge(f.file.id, mf.file.id, "IMPORTS", (line,)))
@@ -258,16 +259,16 @@ class _Resolver:
                     else:
                         self.res.external += 1
                     continue
-                module = self.absolute(f, imp["module"], imp["level"])
-                if imp["star"]:
+                module = self.absolute(f, imp.module, imp.level)
+                if imp.star:
                     mf = self.module_facts(module, f)
                     if isinstance(mf, FileFacts):
                         self.edges.append(Edge(f.file.id, mf.file.id, "IMPORTS", (line,)))
-                    elif self.in_repo(module) or imp["level"]:
+                    elif self.in_repo(module) or imp.level:
                         self._unresolved(f.file.id, "IMPORTS", module + ".*", line, "missing-module")
                     else:
                         self.res.external += 1
-                for name, _alias in imp["names"]:
+                for name, _alias in imp.names:
                     target = self.lookup_in_module(module, name, f)
                     if target[0] == "instance":  # a module-level variable of a known class
                         target = ("module", module)
@@ -326,9 +327,9 @@ class _Resolver:
     def local_type(self, scope: str, name: str) -> Target | None:
         """An instance type for a parameter annotation or a constructor assignment."""
         f = self.ix.file_of[scope]
-        annotation = f.data.get("params", {}).get(scope, {}).get(name)
-        callee = f.data.get("assigns", {}).get(scope, {}).get(name)
-        entered = f.data.get("with_assigns", {}).get(scope, {}).get(name)
+        annotation = f.data.params.get(scope, {}).get(name)
+        callee = f.data.assigns.get(scope, {}).get(name)
+        entered = f.data.with_assigns.get(scope, {}).get(name)
         if entered and (scope, entered) not in self._active:
             self._active.add((scope, entered))
             try:
@@ -392,7 +393,7 @@ class _Resolver:
             ids = self.ix.children.get(c, {}).get(attr)
             if ids:
                 return ("object", ids[0]) if len(ids) == 1 else ("missing", "ambiguous-definition")
-            assigned = self.ix.file_of[c].data.get("attr_assigns", {}).get(c, {}).get(attr)
+            assigned = self.ix.file_of[c].data.attr_assigns.get(c, {}).get(attr)
             if assigned:
                 t = self.construct(self.resolve_expr(self.ix.parents[c], assigned))
                 return t if t[0] == "instance" else ("missing", "dynamic-receiver")
@@ -489,7 +490,7 @@ class _Resolver:
                 if ref.kind != "inherit":
                     continue
                 scope = self.ix.parents[ref.source]
-                if ref.data.get("dynamic"):
+                if ref.dynamic:
                     self._unresolved(ref.source, "INHERITS", ref.name, ref.line, "dynamic-base")
                     self.ix.bases.setdefault(ref.source, []).append(("missing", "dynamic-base"))
                     continue
@@ -505,12 +506,12 @@ class _Resolver:
                     self._unresolved(ref.source, "INHERITS", ref.name, ref.line,
                                      t[1] if t[0] == "missing" else "not-a-class")
 
-    def resolve_calls(self, files: list[FileFacts]) -> None:
+    def resolve_calls(self, files: list[PyFile]) -> None:
         for f in files:
             for ref in f.refs:
                 if ref.kind != "call":
                     continue
-                if ref.data.get("dynamic"):
+                if ref.dynamic:
                     self._unresolved(ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
                     continue
                 t = self.resolve_expr(ref.source, ref.name)
@@ -533,7 +534,7 @@ class _Resolver:
                     self._unresolved(ref.source, "CALLS", ref.name, ref.line, t[1])
 
 
-def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
+def resolve(repo: str, facts: list[PyFile]) -> Resolution:
     """Bind imports and resolve IMPORTS and INHERITS (whole-repository work),
     then the calls written in every file."""
     r = _Resolver(repo, facts)

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from vitalrag.ingest.facts import FileFacts, RawRef, Resolution
-from vitalrag.ingest.generic_extract import Candidate, Support
-from vitalrag.ingest.generic_index import ObjectIndex, call_target, leave_open, link, one
-from vitalrag.ingest.treesitter import start_line, text
+from vitalrag.ingest.facts import Fact, FileFacts, RawRef, RefDetail, Resolution
+from vitalrag.ingest.lang.tags.extraction import Candidate, Support
+from vitalrag.ingest.lang.tags.index import ObjectIndex, call_target, leave_open, link, one
+from vitalrag.ingest.lang.treesitter import start_line, text
 from vitalrag.model import CodeObject
 
 _TEST_ATTR = re.compile(r"^#\[\s*(?:[\w:]*::)?test\s*[\](]")
@@ -32,6 +32,28 @@ _DOC_LINE = re.compile(r"^///(?!/) ?")
 _DOC_BLOCK = re.compile(r"^/\*\*(?!\*)|\*/$")
 #: what ``_walk`` answers for a path into another crate (``std``, a dependency)
 _EXTERNAL = "external"
+
+
+@dataclass(frozen=True, slots=True)
+class RustFacts(Fact):
+    """A Rust file's ``FileFacts.data``: its crate root key and module path (``module_path``)."""
+
+    crate: str
+    module: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class RustImport(RefDetail):
+    """A ``use`` path (``mod`` False) or a ``mod x;`` declaration (``mod`` True)."""
+
+    #: the ``as`` name of a ``use``
+    alias: str | None
+    #: the inline ``mod`` blocks around it, outermost first
+    scope: list[str]
+    mod: bool = False
+
+
+FACT_TYPES: tuple[type, ...] = (RustFacts, RustImport)
 
 
 def _docstring(comments: list[str]) -> str:
@@ -117,10 +139,9 @@ def _inline_scope(node: Node) -> list[str]:
     return names[::-1]
 
 
-def _annotate(root: Node, facts: FileFacts) -> None:
+def _annotate(root: Node, facts: FileFacts[RustFacts]) -> RustFacts:
     crate, segments = module_path(facts.path)
     facts.namespace = "::".join(segments)
-    facts.data.update(rust_crate=crate, rust_module=segments)
     stack = list(reversed(root.named_children))
     while stack:
         node = stack.pop()
@@ -128,7 +149,7 @@ def _annotate(root: Node, facts: FileFacts) -> None:
             body = node.child_by_field_name("body")
             if body is None:
                 facts.refs.append(RawRef("import", facts.file.id, text(node.child_by_field_name("name")),
-                                         start_line(node), {"mod": True, "scope": _inline_scope(node)}))
+                                         start_line(node), RustImport(None, _inline_scope(node), mod=True)))
             else:
                 stack.extend(reversed(body.named_children))
         elif node.type == "use_declaration":
@@ -137,7 +158,8 @@ def _annotate(root: Node, facts: FileFacts) -> None:
                 continue
             for segs, alias in _use_paths(arg, []):
                 facts.refs.append(RawRef("import", facts.file.id, "::".join(segs), start_line(node),
-                                         {"alias": alias, "scope": _inline_scope(node)}))
+                                         RustImport(alias, _inline_scope(node))))
+    return RustFacts(crate, segments)
 
 
 SUPPORT = Support(
@@ -151,7 +173,7 @@ SUPPORT = Support(
 )
 
 
-def prepare(repo: str, facts: list[FileFacts]) -> None:
+def prepare(repo: str, facts: list[FileFacts[RustFacts]]) -> None:
     """Nothing needs every file before the graph is built."""
 
 
@@ -159,28 +181,28 @@ def prepare(repo: str, facts: list[FileFacts]) -> None:
 class _Target:
     """Where a path leads: a module file, and maybe one item in it."""
 
-    file: FileFacts
+    file: FileFacts[RustFacts]
     item: CodeObject | None = None
     rest: tuple[str, ...] = ()
 
 
 class _Modules:
-    def __init__(self, facts: list[FileFacts]) -> None:
-        self.table: dict[tuple[str, tuple[str, ...]], FileFacts] = {}
+    def __init__(self, facts: list[FileFacts[RustFacts]]) -> None:
+        self.table: dict[tuple[str, tuple[str, ...]], FileFacts[RustFacts]] = {}
         # ``lib.rs`` sorts before ``main.rs``: the library is the crate others name
         for f in sorted(facts, key=lambda f: f.path):
-            key = (f.data["rust_crate"], tuple(f.data["rust_module"]))
+            key = (f.data.crate, tuple(f.data.module))
             self.table.setdefault(key, f)
 
-    def get(self, crate: str, segments: list[str]) -> FileFacts | None:
+    def get(self, crate: str, segments: list[str]) -> FileFacts[RustFacts] | None:
         return self.table.get((crate, tuple(segments)))
 
 
-def _walk(f: FileFacts, segs: list[str], scope: list[str], modules: _Modules,
-          index: ObjectIndex) -> _Target | None | str:
+def _walk(f: FileFacts[RustFacts], segs: list[str], scope: list[str], modules: _Modules,
+          index: ObjectIndex[RustFacts]) -> _Target | None | str:
     """Resolve a path as written in ``f``: a target, None (missing), or "external"."""
-    crate: str = f.data["rust_crate"]
-    here = list(f.data["rust_module"])
+    crate = f.data.crate
+    here = list(f.data.module)
     if not segs:
         return None
     if segs[0] == "crate":
@@ -215,7 +237,7 @@ def _walk(f: FileFacts, segs: list[str], scope: list[str], modules: _Modules,
     return _Target(module, item, tuple(rest[1:]))
 
 
-def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
+def resolve(repo: str, facts: list[FileFacts[RustFacts]]) -> Resolution:
     res = Resolution()
     index = ObjectIndex(facts)
     modules = _Modules(facts)
@@ -223,8 +245,8 @@ def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
         bound: dict[str, _Target] = {}
         outside: set[str] = set()  # names a ``use`` of another crate binds
         for ref in f.refs:
-            if ref.kind == "import":
-                _resolve_import(f, ref, modules, index, bound, outside, res)
+            if isinstance(ref.data, RustImport):
+                _resolve_import(f, ref, ref.data, modules, index, bound, outside, res)
         for ref in f.refs:
             if ref.kind == "call":
                 _resolve_call(f, ref, modules, index, bound, outside, res)
@@ -236,14 +258,15 @@ _PRELUDE = frozenset({"Some", "None", "Ok", "Err", "drop", "Box", "Vec", "String
                       "Default", "From", "Into", "Iterator"})
 
 
-def _resolve_import(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectIndex,
-                    bound: dict[str, _Target], outside: set[str], res: Resolution) -> None:
+def _resolve_import(f: FileFacts[RustFacts], ref: RawRef, imp: RustImport, modules: _Modules,
+                    index: ObjectIndex[RustFacts], bound: dict[str, _Target], outside: set[str],
+                    res: Resolution) -> None:
     fid = f.file.id
-    scope: list[str] = ref.data.get("scope", [])
-    if ref.data.get("mod"):
+    scope = imp.scope
+    if imp.mod:
         if scope:
             return  # ``mod x;`` inside an inline module: a path attribute territory, rare
-        target = modules.get(f.data["rust_crate"], [*f.data["rust_module"], ref.name])
+        target = modules.get(f.data.crate, [*f.data.module, ref.name])
         if target is None:
             leave_open(res, fid, "IMPORTS", ref.name, ref.line, "missing-module")
         else:
@@ -253,7 +276,7 @@ def _resolve_import(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectI
     found = _walk(f, segs, scope, modules, index)
     if found == _EXTERNAL:
         res.external += 1
-        outside.add(ref.data.get("alias") or (segs[-2] if segs[-1] == "self" and len(segs) > 1 else segs[-1]))
+        outside.add(imp.alias or (segs[-2] if segs[-1] == "self" and len(segs) > 1 else segs[-1]))
         return
     if not isinstance(found, _Target):
         leave_open(res, fid, "IMPORTS", ref.name, ref.line, "missing-module")
@@ -261,17 +284,17 @@ def _resolve_import(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectI
     if found.file is f:
         return  # ``use super::*`` from an inline test module: nothing crosses files
     link(res, fid, found.item.id if found.item is not None else found.file.file.id, "IMPORTS", ref.line)
-    local = ref.data.get("alias") or segs[-1]
+    local = imp.alias or segs[-1]
     if local not in ("*", "self") and not found.rest:
         bound[local] = found
     elif local == "self" and len(segs) > 1:
         bound[segs[-2]] = found
 
 
-def _resolve_call(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectIndex,
+def _resolve_call(f: FileFacts[RustFacts], ref: RawRef, modules: _Modules, index: ObjectIndex[RustFacts],
                   bound: dict[str, _Target], outside: set[str], res: Resolution) -> None:
     """A CALLS edge, an external call, or an unresolved reference with its reason."""
-    if ref.data.get("dynamic"):  # ``x.method()``, ``f()()``: the receiver's type is not known
+    if ref.dynamic:  # ``x.method()``, ``f()()``: the receiver's type is not known
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
         return
     segs = ref.name.split("::")
@@ -312,7 +335,8 @@ def _resolve_call(f: FileFacts, ref: RawRef, modules: _Modules, index: ObjectInd
     _call_item(f, ref, target, index, res)
 
 
-def _call_item(f: FileFacts, ref: RawRef, target: _Target, index: ObjectIndex, res: Resolution) -> None:
+def _call_item(f: FileFacts[RustFacts], ref: RawRef, target: _Target, index: ObjectIndex[RustFacts],
+               res: Resolution) -> None:
     if target.item is None:
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")
         return

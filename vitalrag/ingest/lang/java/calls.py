@@ -3,7 +3,7 @@
 A call resolves its receiver's static type (locals, parameters and fields with a
 declared type, ``this``/``super``, a type for static calls, ``new`` and casts,
 and calls whose method is in the repository and returns a non-generic type, or
-a platform method ``java_lang`` knows), then looks for the method in that type
+a platform method ``platform`` knows), then looks for the method in that type
 and its supertypes. An unqualified call looks in the enclosing anonymous and
 named classes, innermost first, then in static imports. Overloads are chosen by
 argument count, then by simple argument type inference (fixed arity before
@@ -12,9 +12,21 @@ varargs, as javac); what stays ambiguous raises ``Missing("ambiguous-overload")`
 
 from __future__ import annotations
 
-from typing import Any
-
-from vitalrag.ingest.java_index import (
+from vitalrag.ingest.lang.java.facts import (
+    Call,
+    Cast,
+    Cond,
+    Element,
+    Expr,
+    FieldAccess,
+    Lit,
+    Name,
+    New,
+    Super,
+    This,
+    Var,
+)
+from vitalrag.ingest.lang.java.index import (
     EXTERNAL,
     External,
     JavaIndex,
@@ -26,7 +38,7 @@ from vitalrag.ingest.java_index import (
     TypeInfo,
     chain,
 )
-from vitalrag.ingest.java_lang import (
+from vitalrag.ingest.lang.java.platform import (
     ARGUMENT_RETURNS,
     JAVA_LANG,
     KNOWN_RETURNS,
@@ -49,41 +61,40 @@ class CallResolver:
         #: (candidates' id, argument count, argument types) -> (candidates, the overload or None)
         self._chosen: dict[tuple[int, int, tuple[JType, ...]], tuple[list[MethodInfo], MethodInfo | None]] = {}
 
-    def type_of(self, enc: dict[str, Any], scope: Scope) -> JType:
-        """The static type of an encoded expression (see ``java_walk.ReferenceWalker.encode``)."""
+    def type_of(self, enc: Expr, scope: Scope) -> JType:
+        """The static type of an encoded expression (see ``walk.ReferenceWalker.encode``)."""
         found = self._types.get(id(enc))
         if found is None:
             found = self._types[id(enc)] = self._type_of(enc, scope)
         return found
 
-    def _type_of(self, enc: dict[str, Any], scope: Scope) -> JType:
-        k = enc.get("k")
-        if k == "lit":
-            lit = self._literals.get(enc["t"])
+    def _type_of(self, enc: Expr, scope: Scope) -> JType:
+        if isinstance(enc, Lit):
+            lit = self._literals.get(enc.type_name)
             if lit is None:
-                lit = self._literals[enc["t"]] = JType(name=enc["t"], external=True)
+                lit = self._literals[enc.type_name] = JType(name=enc.type_name, external=True)
             return lit
-        if k == "var":
-            declared = enc["t"]
+        if isinstance(enc, Var):
+            declared = enc.declared
             if declared.startswith("?"):
                 return JType(reason={"?var": "var-inferred", "?lambda": "lambda-parameter"}.get(
                     declared, "complex-receiver"))
             return self.index.declared_type(declared, scope)
-        if k == "new":
-            return self.created_type(enc, scope)
-        if k == "cast":
-            return self.index.resolve_type(enc["t"], scope)
-        if k == "super" and enc.get("q"):  # Iface.super.m()
-            return self.index.resolve_type(enc["q"], scope)
-        if k == "this":
-            if enc.get("q"):
-                return self.index.resolve_type(enc["q"], scope)
+        if isinstance(enc, New):
+            return self.created_type(enc.type_name, enc.outer, scope)
+        if isinstance(enc, Cast):
+            return self.index.resolve_type(enc.type_name, scope)
+        if isinstance(enc, Super) and enc.qualifier:  # Iface.super.m()
+            return self.index.resolve_type(enc.qualifier, scope)
+        if isinstance(enc, This):
+            if enc.qualifier:
+                return self.index.resolve_type(enc.qualifier, scope)
             return JType(info=scope.cls, name=scope.cls.name) if scope.cls else JType(reason="unknown-name")
-        if k == "name":
-            return self._name_type(enc["n"], scope)
-        if k == "field":
+        if isinstance(enc, Name):
+            return self._name_type(enc.name, scope)
+        if isinstance(enc, FieldAccess):
             return self._field_access(enc, scope)
-        if k == "call":
+        if isinstance(enc, Call):
             try:
                 target = self.resolve_call(enc, scope, "call")
             except External:
@@ -94,17 +105,17 @@ class CallResolver:
                 return JType(reason="complex-receiver")
             jt = self.index.resolve_type(target.returns, self.index.method_scope(target))
             return JType(reason="generic-return") if jt.reason == "type-variable" else jt
-        if k == "cond":
-            a, b = self.type_of(enc["a"], scope), self.type_of(enc["b"], scope)
+        if isinstance(enc, Cond):
+            a, b = self.type_of(enc.then, scope), self.type_of(enc.otherwise, scope)
             if a.name == "null":
                 return b
             if b.name == "null" or a == b:
                 return a
             return JType(reason="complex-receiver")
-        if k == "elem":
-            of = enc["of"]
-            if of.get("k") == "var" and of["t"].endswith("[]"):
-                return self.index.declared_type(of["t"][:-2], scope)
+        if isinstance(enc, Element):
+            of = enc.of
+            if isinstance(of, Var) and of.declared.endswith("[]"):
+                return self.index.declared_type(of.declared[:-2], scope)
             inner = self.type_of(of, scope)
             if inner.elem is not None:
                 return JType(info=inner.elem, name=inner.elem.name)
@@ -115,12 +126,11 @@ class CallResolver:
             return JType(reason=inner.reason or "complex-receiver")
         return JType(reason="complex-receiver")
 
-    def created_type(self, enc: dict[str, Any], scope: Scope) -> JType:
+    def created_type(self, name: str, outer_expr: Expr | None, scope: Scope) -> JType:
         """The type a ``new`` makes; ``outer.new Inner()`` finds Inner in outer's type."""
-        name = enc.get("t") or enc["n"]
-        if enc.get("recv") is None:
+        if outer_expr is None:
             return self.index.resolve_type(name, scope)
-        outer = self.type_of(enc["recv"], scope)
+        outer = self.type_of(outer_expr, scope)
         if outer.info is None:
             return outer
         nested = self.index.member_type(outer.info, name)
@@ -128,20 +138,20 @@ class CallResolver:
             return JType(info=nested, name=nested.name)
         return EXTERNAL if self.index.has_external(outer.info) else JType(reason="unknown-type")
 
-    def _external_return(self, enc: dict[str, Any], scope: Scope) -> JType:
-        """What a platform call returns, where the tables of ``java_lang`` know it."""
-        name = enc["n"]
+    def _external_return(self, enc: Call, scope: Scope) -> JType:
+        """What a platform call returns, where the tables of ``platform`` know it."""
+        name = enc.name
         if name in OBJECT_RETURNS:
             return JType(name=OBJECT_RETURNS[name], external=True)
-        recv = enc.get("recv")
+        recv = enc.receiver
         owner = ""
         if recv is not None:
             rt = self.type_of(recv, scope)
-            if rt.info is not None and rt.info.kind == "enum" and name == "valueOf" and enc.get("args") == 1:
+            if rt.info is not None and rt.info.kind == "enum" and name == "valueOf" and enc.args == 1:
                 return rt  # an enum's implicit valueOf(String)
             owner = rt.name if rt.external else "Enum" if rt.info is not None and rt.info.kind == "enum" else ""
-        if (owner, name) in ARGUMENT_RETURNS and enc.get("argv"):
-            return self.type_of(enc["argv"][0], scope)
+        if (owner, name) in ARGUMENT_RETURNS and enc.argv:
+            return self.type_of(enc.argv[0], scope)
         known = KNOWN_RETURNS.get((owner, name))
         return JType(name=known, external=True) if known else JType(reason="untyped-chain")
 
@@ -171,13 +181,13 @@ class CallResolver:
             return EXTERNAL
         return JType(reason="unknown-name" if jt.reason == "unknown-type" else jt.reason)
 
-    def _field_access(self, enc: dict[str, Any], scope: Scope) -> JType:
-        base = self.type_of(enc["of"], scope)
+    def _field_access(self, enc: FieldAccess, scope: Scope) -> JType:
+        base = self.type_of(enc.of, scope)
         if base.info is not None:
-            jt = self.index.field_type(base.info, enc["n"])
+            jt = self.index.field_type(base.info, enc.name)
             if jt is not None:
                 return jt
-            nested = self.index.member_type(base.info, enc["n"])
+            nested = self.index.member_type(base.info, enc.name)
             if nested is not None:
                 return JType(info=nested, name=nested.name)
             return EXTERNAL if self.index.has_external(base.info) else JType(reason="unknown-name")
@@ -196,11 +206,11 @@ class CallResolver:
 
     # ---- calls -------------------------------------------------------------------
 
-    def resolve_call(self, data: dict[str, Any], scope: Scope, mode: str) -> Target:
+    def resolve_call(self, data: Call, scope: Scope, mode: str) -> Target:
         """The method (or constructor-less class) a call reaches; raises Missing / External."""
-        name = data["n"]
+        name = data.name
         if mode == "new":
-            jt = self.created_type(data, scope)
+            jt = self.created_type(name, data.receiver, scope)
             if jt.info is None:
                 raise External if jt.external else Missing(jt.reason)
             return self.select(jt.info.ctors, data, scope, jt.info) if jt.info.ctors else jt.info
@@ -212,10 +222,10 @@ class CallResolver:
             if target is None or isinstance(target, str):
                 raise External
             return self.select(target.ctors, data, scope, target) if target.ctors else target
-        recv = data.get("recv")
+        recv = data.receiver
         if recv is None:
             return self._unqualified(data, scope)
-        if recv.get("k") == "super" and not recv.get("q"):
+        if isinstance(recv, Super) and not recv.qualifier:
             sup = self.index.superclass(scope.cls) if scope.cls else None
             if sup is None or isinstance(sup, str):
                 # super.m() of an interface default or of Object
@@ -236,8 +246,8 @@ class CallResolver:
             raise Missing("unknown-method")
         return self.select(cands, data, scope, jt.info)
 
-    def _unqualified(self, data: dict[str, Any], scope: Scope) -> Target:
-        name = data["n"]
+    def _unqualified(self, data: Call, scope: Scope) -> Target:
+        name = data.name
         maybe_external = name in OBJECT_METHODS
         for sup, own in scope.anon:
             if name in own:
@@ -270,12 +280,12 @@ class CallResolver:
             raise External
         raise Missing("unknown-name")
 
-    def select(self, cands: list[MethodInfo], data: dict[str, Any], scope: Scope, where: TypeInfo,
+    def select(self, cands: list[MethodInfo], data: Call, scope: Scope, where: TypeInfo,
                open_world: bool = False) -> MethodInfo:
         """One overload by arity, then by argument types; otherwise ambiguous. With no
         overload of the right arity, an external supertype of ``where`` (or ``open_world``)
         may declare the one called."""
-        nargs = data.get("args")
+        nargs = data.args
         if nargs is None:  # a method reference: the name alone must decide
             if len(cands) == 1:
                 return cands[0]
@@ -287,7 +297,7 @@ class CallResolver:
             raise Missing("no-matching-overload")
         if len(fit) == 1:
             return fit[0]
-        args = tuple(self.type_of(a, scope) for a in data.get("argv", ()))
+        args = tuple(self.type_of(a, scope) for a in data.argv)
         # the choice depends on the candidates and the argument types only: made once
         # (the memo holds ``cands``, so its id stays that list's)
         key = (id(cands), nargs, args)
@@ -344,10 +354,10 @@ class CallResolver:
         return compatibility(arg.name, param.rsplit(".", 1)[-1])
 
 
-def _dotted(enc: dict[str, Any]) -> str | None:
-    if enc.get("k") == "name":
-        return str(enc["n"])
-    if enc.get("k") == "field":
-        base = _dotted(enc["of"])
-        return f"{base}.{enc['n']}" if base is not None else None
+def _dotted(enc: Expr) -> str | None:
+    if isinstance(enc, Name):
+        return enc.name
+    if isinstance(enc, FieldAccess):
+        base = _dotted(enc.of)
+        return f"{base}.{enc.name}" if base is not None else None
     return None

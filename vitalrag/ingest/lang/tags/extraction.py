@@ -20,14 +20,17 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from tree_sitter import Node, QueryCursor
 
 from vitalrag.ingest.facts import FileFacts, RawRef, dedupe_ids
+from vitalrag.ingest.lang import parser, tags_query
+from vitalrag.ingest.lang.treesitter import end_line, start_line, syntax_problem, text
 from vitalrag.kernel.text import content_hash
-from vitalrag.ingest.languages import parser, tags_query
-from vitalrag.ingest.treesitter import end_line, start_line, syntax_problem, text
 from vitalrag.model import TYPE_KINDS, CodeObject, file_id, object_id, split_lines
+
+D = TypeVar("D")
 
 _WS = re.compile(r"\s+")
 #: leading children that are not part of a signature
@@ -56,8 +59,8 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
-class Support:
-    """What one language adds to the shared extractor."""
+class Support(Generic[D]):
+    """What one language adds to the shared extractor; ``D`` is its ``FileFacts.data``."""
 
     #: parent node types that belong to the definition (``export``, a one-spec ``type (...)``)
     wrappers: frozenset[str]
@@ -69,8 +72,8 @@ class Support:
     refine: Callable[[Candidate, str], Candidate | None]
     #: the written name of a call's callee node, or None when it is not worth resolving
     call_name: Callable[[Node], str | None]
-    #: add imports, namespace and package facts of the file
-    annotate: Callable[[Node, FileFacts], None]
+    #: add the file's imports (references) and namespace; returns its data
+    annotate: Callable[[Node, FileFacts[Any]], D]
     #: sibling node types before a definition that belong to it (Rust ``#[attr]``)
     attributes: frozenset[str] = frozenset()
 
@@ -177,17 +180,18 @@ def candidates(root: Node, language: str, support: Support, path: str) -> tuple[
     return found, calls
 
 
-def extract_file(repo: str, path: str, text_: str, language: str, support: Support) -> FileFacts:
+def extract_file(repo: str, path: str, text_: str, language: str, support: Support[D]) -> FileFacts[D]:
     source = text_.encode("utf-8")
     root = parser(language).parse(source).root_node
     lines = split_lines(text_)
     fid = file_id(repo, path)
-    facts = FileFacts(
+    # the data is the annotation's, made last (with the imports it reads off the whole tree)
+    facts: FileFacts[Any] = FileFacts(
         path=path, language=language,
         file=CodeObject(id=fid, kind="file", name=os.path.basename(path), qualname=path, repo=repo,
                         path=path, language=language, start_line=1, end_line=len(lines),
                         content_hash=content_hash(text_)),
-        text=text_,
+        data=None, text=text_,
     )
     problem = syntax_problem(root)
     if problem:
@@ -239,8 +243,8 @@ def extract_file(repo: str, path: str, text_: str, language: str, support: Suppo
             # so resolution reports it as an unresolved reference rather than losing it
             shown = " ".join(text(callee).split())
             facts.refs.append(RawRef("call", source_id, shown if len(shown) <= 80 else shown[:77] + "...",
-                                     start_line(callee), {"dynamic": True}))
-    support.annotate(root, facts)
+                                     start_line(callee), dynamic=True))
+    facts.data = support.annotate(root, facts)
     return facts
 
 

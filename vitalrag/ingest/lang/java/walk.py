@@ -4,19 +4,40 @@ Locals, parameters, lambda parameters and pattern variables are tracked per
 block, so that a receiver or an argument that is a variable carries its
 declared type; fields, enum constants and record components go to their type's
 entry. What a reference needs later (receiver, arguments, enclosing class,
-enclosing anonymous classes) is encoded as plain data for
-``vitalrag.ingest.java_calls``; see ``ReferenceWalker.encode``.
+enclosing anonymous classes) is encoded as ``facts`` for ``calls``; see
+``ReferenceWalker.encode``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from tree_sitter import Node
 
 from vitalrag.ingest.facts import RawRef
-from vitalrag.ingest.java_syntax import (
+from vitalrag.ingest.lang.java.facts import (
+    Anon,
+    Call,
+    CallSite,
+    Cast,
+    Cond,
+    Element,
+    Expr,
+    FieldAccess,
+    ImportDecl,
+    JavaMethod,
+    JavaType,
+    Lit,
+    Name,
+    New,
+    Opaque,
+    Super,
+    Supertype,
+    This,
+    TypeUse,
+    Var,
+)
+from vitalrag.ingest.lang.java.syntax import (
     DECLARATION_KINDS,
     PRIMITIVE_TYPES,
     TYPE_DECLS,
@@ -28,7 +49,7 @@ from vitalrag.ingest.java_syntax import (
     type_names,
     type_params,
 )
-from vitalrag.ingest.treesitter import start_line, text
+from vitalrag.ingest.lang.treesitter import start_line, text
 from vitalrag.model import CodeObject
 
 _SCOPE_NODES = frozenset({"block", "constructor_body", "for_statement", "enhanced_for_statement",
@@ -61,8 +82,8 @@ _COMMENTS = frozenset({"line_comment", "block_comment"})
 #: nodes whose visit only records a call (and cannot change the scope)
 _CALL_NODES = frozenset({"method_invocation", "object_creation_expression", "explicit_constructor_invocation",
                          "method_reference"})
-#: enclosing anonymous classes, innermost first: (supertype as written, names of its own methods)
-_Anon = tuple[tuple[str, tuple[str, ...]], ...]
+_MISSING = Opaque("missing")
+_TOO_DEEP = Opaque("too-deep")
 
 
 def _arguments(args: Node | None) -> list[Node]:
@@ -91,7 +112,7 @@ class _Ctx:
 
     __slots__ = ("owner", "cls", "scope", "anon")
 
-    def __init__(self, owner: str, cls: str | None, scope: _Scope, anon: _Anon) -> None:
+    def __init__(self, owner: str, cls: str | None, scope: _Scope, anon: Anon) -> None:
         self.owner = owner
         self.cls = cls
         self.scope = scope
@@ -121,12 +142,13 @@ class ReferenceWalker:
         self.parents: dict[str, str] = {}  # object id -> its container's id
         self.imports: list[RawRef] = []
         self.refs: list[RawRef] = []
-        self.types: list[dict[str, Any]] = []
-        self.methods: list[dict[str, Any]] = []
-        self.type_info: dict[str, dict[str, Any]] = {}  # type id -> its entry in self.types
+        self.types: list[JavaType] = []
+        self.methods: list[JavaMethod] = []
+        self.type_info: dict[str, JavaType] = {}  # type id -> its entry in self.types
         self.method_tparams: dict[str, dict[str, str]] = {}  # generic method id -> its type parameters
         #: node id -> (its encoding, the depth it was encoded at); see ``encode``
-        self._encoded: dict[int, tuple[dict[str, Any], int]] = {}
+        self._encoded: dict[int, tuple[Expr, int]] = {}
+        self._type_uses: dict[str | None, TypeUse] = {}  # one per class: they are values
         self._cuts = 0  # encodings cut at ``_MAX_DEPTH`` so far
 
     def walk(self, root: Node) -> None:
@@ -179,7 +201,7 @@ class ReferenceWalker:
             if node.parent.type == "object_creation_expression":
                 sup = erase(node.parent.child_by_field_name("type"))
             else:  # an enum constant's body extends the enum
-                sup = self.type_info[ctx.cls]["name"] if ctx.cls is not None else ""
+                sup = self.type_info[ctx.cls].name if ctx.cls is not None else ""
             own = tuple(text(m.child_by_field_name("name")) for m in node.named_children
                         if m.type == "method_declaration")
             return _Ctx(ctx.owner, ctx.cls, _Scope(ctx.scope), ((sup, own),) + ctx.anon)
@@ -202,8 +224,8 @@ class ReferenceWalker:
         elif t == "method_reference":
             self.method_reference(node, ctx)
         elif t == "enum_constant" and ctx.cls is not None:
-            enum_name = self.type_info[ctx.cls]["name"]
-            self.type_info[ctx.cls]["fields"][text(node.child_by_field_name("name"))] = enum_name
+            enum_name = self.type_info[ctx.cls].name
+            self.type_info[ctx.cls].fields[text(node.child_by_field_name("name"))] = enum_name
             args = node.child_by_field_name("arguments")
             if args is not None:
                 self.add_call(ctx, "new", enum_name, None, args, start_line(node))
@@ -214,25 +236,24 @@ class ReferenceWalker:
         tparams = type_params(node)
         if ctx.owner in self.method_tparams:  # a local class sees its method's type parameters
             tparams = {**self.method_tparams[ctx.owner], **tparams}
-        entry: dict[str, Any] = {"id": obj.id, "name": obj.name, "qualname": obj.qualname, "kind": obj.kind,
-                                 "decl": node.type, "outer": outer, "tparams": tparams, "fields": {}}
+        entry = JavaType(obj.id, obj.name, obj.qualname, obj.kind, node.type, outer, tparams, {})
         self.types.append(entry)
         self.type_info[obj.id] = entry
         sup = node.child_by_field_name("superclass")
         if sup is not None and sup.named_children:
             self.refs.append(RawRef("inherit", obj.id, erase(sup.named_children[0]), start_line(sup),
-                                    {"rel": "extends"}))
+                                    Supertype("extends")))
         ifaces = node.child_by_field_name("interfaces") or next(
             (c for c in node.named_children if c.type == "extends_interfaces"), None)
         if ifaces is not None:
             rel = "extends" if node.type == "interface_declaration" else "implements"
             tlist = next((c for c in ifaces.named_children if c.type == "type_list"), None)
             for tnode in tlist.named_children if tlist is not None else ():
-                self.refs.append(RawRef("inherit", obj.id, erase(tnode), start_line(tnode), {"rel": rel}))
+                self.refs.append(RawRef("inherit", obj.id, erase(tnode), start_line(tnode), Supertype(rel)))
         new_ctx = _Ctx(obj.id, obj.id, _Scope(ctx.scope), ())
         if node.type == "record_declaration":
             for ptype, pname in formal_params(node)[0]:
-                entry["fields"][pname] = ptype
+                entry.fields[pname] = ptype
             for tnode in param_type_nodes(node):
                 self.type_refs(tnode, new_ctx)
         return new_ctx
@@ -245,11 +266,10 @@ class ReferenceWalker:
         tparams = type_params(node)
         if tparams:
             self.method_tparams[obj.id] = tparams
-        self.methods.append({
-            "id": obj.id, "name": obj.name, "cls": ctx.cls, "params": [p for p, _ in params],
-            "varargs": varargs, "returns": erase(rtype) if rtype is not None else "",
-            "static": "static" in modifiers(node), "tparams": tparams, "ctor": ctor,
-        })
+        self.methods.append(JavaMethod(
+            obj.id, obj.name, ctx.cls, [p for p, _ in params], varargs, erase(rtype) if rtype is not None else "",
+            "static" in modifiers(node), tparams, ctor,
+        ))
         scope = _Scope(ctx.scope)
         for ptype, pname in params:
             scope.names[pname] = ptype.replace("...", "[]")
@@ -269,7 +289,7 @@ class ReferenceWalker:
         static = any(c.type == "static" for c in node.children)
         ondemand = any(c.type == "asterisk" for c in node.children)
         self.imports.append(RawRef("import", self.fid, "".join(text(name_node).split()), start_line(node),
-                                   {"static": static, "ondemand": ondemand}))
+                                   ImportDecl(static, ondemand)))
 
     def lambda_params(self, node: Node, scope: _Scope) -> None:
         params = node.child_by_field_name("parameters")
@@ -313,7 +333,7 @@ class ReferenceWalker:
                 dtype = (erase(value.child_by_field_name("type"))
                          if value is not None and value.type == "object_creation_expression" else "?var")
             if is_field and ctx.cls is not None:
-                self.type_info[ctx.cls]["fields"][name] = dtype
+                self.type_info[ctx.cls].fields[name] = dtype
             else:
                 ctx.scope.names[name] = dtype
         if vtype != "var":
@@ -323,15 +343,18 @@ class ReferenceWalker:
         if tnode is None:
             return
         t = tnode.type
+        if t in PRIMITIVE_TYPES:
+            return
+        use = self._type_uses.get(ctx.cls)
+        if use is None:
+            use = self._type_uses[ctx.cls] = TypeUse(ctx.cls)
         if t == "type_identifier":  # the most frequent: what ``type_names`` gives, directly
             name = text(tnode)
             if name != "var":
-                self.refs.append(RawRef("reference", ctx.owner, name, tnode.start_point[0] + 1, {"cls": ctx.cls}))
-            return
-        if t in PRIMITIVE_TYPES:
+                self.refs.append(RawRef("reference", ctx.owner, name, tnode.start_point[0] + 1, use))
             return
         for name, line in type_names(tnode):
-            self.refs.append(RawRef("reference", ctx.owner, name, line, {"cls": ctx.cls}))
+            self.refs.append(RawRef("reference", ctx.owner, name, line, use))
 
     def call(self, node: Node, ctx: _Ctx) -> None:
         name_node = node.child_by_field_name("name")
@@ -356,12 +379,9 @@ class ReferenceWalker:
         scope = ctx.scope
         argv = ([self.encode(a, scope, 0) for a in args.named_children if a.type not in _COMMENTS]
                 if args is not None else None)
-        data: dict[str, Any] = {
-            "mode": mode, "n": name, "recv": self.encode(recv, scope, 0) if recv is not None else None,
-            "args": len(argv) if argv is not None else None, "argv": argv or [], "cls": ctx.cls,
-        }
-        if ctx.anon:
-            data["anon"] = [[sup, list(own)] for sup, own in ctx.anon]
+        call = Call(name, self.encode(recv, scope, 0) if recv is not None else None,
+                    len(argv) if argv is not None else None, argv or [])
+        site = CallSite(mode, call, ctx.cls, ctx.anon)
         if recv is None:
             written = name
         elif mode == "ref":
@@ -371,21 +391,21 @@ class ReferenceWalker:
         else:
             written = f"{text(recv)}.{name}"
         self.refs.append(RawRef("call", ctx.owner, written if len(written) <= 120 else written[:117] + "...",
-                                line, data))
+                                line, site))
 
-    def encode(self, node: Node | None, scope: _Scope, depth: int) -> dict[str, Any]:
+    def encode(self, node: Node | None, scope: _Scope, depth: int) -> Expr:
         """``_encode``, once per node where that gives the same result.
 
         A call's receiver and arguments are encoded for the call, and again for
         each call nested in them when the walk reaches it: a nested call reuses
-        the encodings made for its ancestor (shared dicts, which the resolver
+        the encodings made for its ancestor (shared objects, which the resolver
         also types once). That is exact: ancestors are reached first, so at a
         smaller depth (an encoding that was not cut at ``_MAX_DEPTH`` is the
         same at any smaller depth), and ``visit`` forgets every encoding
         wherever names may enter the scope (declarations, pattern variables,
         new blocks), which ``encode`` never descends into."""
         if node is None:
-            return {"k": "expr", "what": "missing"}
+            return _MISSING
         key = node.id
         hit = self._encoded.get(key)
         if hit is not None and hit[1] >= depth:
@@ -396,65 +416,58 @@ class ReferenceWalker:
             self._encoded[key] = (enc, depth)
         return enc
 
-    def _encode(self, node: Node, scope: _Scope, depth: int) -> dict[str, Any]:
-        """What the resolver needs to type an expression (receivers and arguments).
-
-        ``k`` says what it is: ``var`` (a local or parameter, ``t`` its declared type;
-        ``?var``/``?lambda``/``?union`` when not written), ``name`` (a field, type or
-        package name ``n``), ``field`` (``of``.``n``), ``this``/``super`` (``q`` a
-        qualifying class), ``call`` (``n``, ``recv``, ``args``, ``argv``), ``new`` and
-        ``cast`` (type ``t``), ``lit`` (type ``t``), ``elem`` (an element of ``of``),
-        ``cond`` (``a`` or ``b``), ``expr`` (anything else)."""
+    def _encode(self, node: Node, scope: _Scope, depth: int) -> Expr:
+        """What the resolver needs to type an expression (receivers and arguments):
+        one of ``facts.Expr``."""
         t = node.type
         if depth > _MAX_DEPTH:
             self._cuts += 1
-            return {"k": "expr", "what": "too-deep"}
+            return _TOO_DEEP
         if t == "identifier":
             name = text(node)
             declared = scope.lookup(name)
-            return {"k": "var", "t": declared} if declared is not None else {"k": "name", "n": name}
-        if t in ("this", "super"):
-            return {"k": t}
+            return Var(declared) if declared is not None else Name(name)
+        if t == "this":
+            return This()
+        if t == "super":
+            return Super()
         if t == "field_access":
             obj = node.child_by_field_name("object")
             fld = node.child_by_field_name("field")
             if fld is not None and fld.type in ("this", "super"):
-                return {"k": fld.type, "q": text(obj)}
+                return This(text(obj)) if fld.type == "this" else Super(text(obj))
             if obj is None or fld is None:
-                return {"k": "expr", "what": t}
-            return {"k": "field", "of": self.encode(obj, scope, depth + 1), "n": text(fld)}
+                return Opaque(t)
+            return FieldAccess(self.encode(obj, scope, depth + 1), text(fld))
         if t == "method_invocation":
             obj = node.child_by_field_name("object")
             args = node.child_by_field_name("arguments")
             argv = [self.encode(a, scope, depth + 1) for a in _arguments(args)]
-            return {"k": "call", "n": text(node.child_by_field_name("name")),
-                    "recv": self.encode(obj, scope, depth + 1) if obj is not None else None,
-                    "args": len(argv), "argv": argv}
+            return Call(text(node.child_by_field_name("name")),
+                        self.encode(obj, scope, depth + 1) if obj is not None else None, len(argv), argv)
         if t == "object_creation_expression":
             outer = node.children[0] if node.children and node.children[0].is_named else None
-            enc: dict[str, Any] = {"k": "new", "t": erase(node.child_by_field_name("type"))}
-            if outer is not None:
-                enc["recv"] = self.encode(outer, scope, depth + 1)
-            return enc
+            return New(erase(node.child_by_field_name("type")),
+                       self.encode(outer, scope, depth + 1) if outer is not None else None)
         if t == "cast_expression":
-            return {"k": "cast", "t": erase(node.child_by_field_name("type"))}
+            return Cast(erase(node.child_by_field_name("type")))
         if t == "assignment_expression":
             return self.encode(node.child_by_field_name("right"), scope, depth + 1)
         if t == "parenthesized_expression" and node.named_children:
             return self.encode(node.named_children[0], scope, depth + 1)
         if t in _LITERALS:
-            return {"k": "lit", "t": _LITERALS[t]}
+            return Lit(_LITERALS[t])
         if t in ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"):
-            return {"k": "lit", "t": "long" if text(node)[-1:] in "lL" else "int"}
+            return Lit("long" if text(node)[-1:] in "lL" else "int")
         if t == "decimal_floating_point_literal":
-            return {"k": "lit", "t": "float" if text(node)[-1:] in "fF" else "double"}
+            return Lit("float" if text(node)[-1:] in "fF" else "double")
         if t == "array_creation_expression":
-            return {"k": "lit", "t": erase(node.child_by_field_name("type")) + "[]"}
+            return Lit(erase(node.child_by_field_name("type")) + "[]")
         if t == "array_access":
-            return {"k": "elem", "of": self.encode(node.child_by_field_name("array"), scope, depth + 1)}
+            return Element(self.encode(node.child_by_field_name("array"), scope, depth + 1))
         if t in ("lambda_expression", "method_reference"):
-            return {"k": "expr", "what": "lambda"}
+            return Opaque("lambda")
         if t == "ternary_expression":
-            return {"k": "cond", "a": self.encode(node.child_by_field_name("consequence"), scope, depth + 1),
-                    "b": self.encode(node.child_by_field_name("alternative"), scope, depth + 1)}
-        return {"k": "expr", "what": t}
+            return Cond(self.encode(node.child_by_field_name("consequence"), scope, depth + 1),
+                        self.encode(node.child_by_field_name("alternative"), scope, depth + 1))
+        return Opaque(t)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from vitalrag.ingest.treesitter import start_line, text
+from vitalrag.ingest.lang.treesitter import start_line, text
 
 TYPE_DECLS = frozenset({"class_declaration", "record_declaration", "interface_declaration",
                         "annotation_type_declaration", "enum_declaration"})

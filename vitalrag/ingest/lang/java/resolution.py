@@ -1,8 +1,8 @@
 """Java: resolve raw references into IMPORTS, CALLS, INHERITS and REFERENCES edges.
 
 Name resolution follows the language, never bare names: types through
-``java_index`` (enclosing classes, single-type imports, the package, on-demand
-imports, ``java.lang``), calls through ``java_calls`` (the receiver's declared
+``index`` (enclosing classes, single-type imports, the package, on-demand
+imports, ``java.lang``), calls through ``calls`` (the receiver's declared
 type, then overloads by arity and argument types). Whatever cannot be tied to
 one object is kept as an ``UnresolvedRef``; targets outside the repository
 (``java.*``, dependencies) count in ``Resolution.external``.
@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import logging
 
-from vitalrag.ingest.facts import FileFacts, RawRef, Resolution, combine
-from vitalrag.ingest.java_calls import CallResolver
-from vitalrag.ingest.java_index import External, FileCtx, JavaIndex, Missing, Scope, TypeInfo
+from vitalrag.ingest.facts import RawRef, Resolution, combine
+from vitalrag.ingest.lang.java.calls import CallResolver
+from vitalrag.ingest.lang.java.facts import CallSite, ImportDecl, TypeUse
+from vitalrag.ingest.lang.java.index import External, FileCtx, JavaFile, JavaIndex, Missing, Scope, TypeInfo
 from vitalrag.model import Edge, UnresolvedRef, module_id
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ __all__ = ["resolve"]
 
 
 class _Resolver:
-    def __init__(self, repo: str, facts: list[FileFacts]) -> None:
+    def __init__(self, repo: str, facts: list[JavaFile]) -> None:
         self.repo = repo
         self.index = JavaIndex(facts)
         self.calls = CallResolver(self.index)
@@ -52,18 +53,19 @@ class _Resolver:
     def unresolved(self, ref: RawRef, kind: str, reason: str) -> None:
         self.res.unresolved.append(UnresolvedRef(ref.source, kind, ref.name, ref.line, reason))
 
-    def run_files(self, facts: list[FileFacts]) -> Resolution:
+    def run_files(self, facts: list[JavaFile]) -> Resolution:
         """The imports, calls and type references written in these files."""
         self.res = Resolution()
         for f in facts:
             file = self._ctx_of[id(f)]
             for ref in f.refs:
-                if ref.kind == "import":
-                    self.import_(ref, file)
-                elif ref.kind == "call":
-                    self.call(ref, file)
-                elif ref.kind == "reference":
-                    self.reference(ref, file)
+                detail = ref.data
+                if isinstance(detail, CallSite):
+                    self.call(ref, detail, file)
+                elif isinstance(detail, TypeUse):
+                    self.reference(ref, detail, file)
+                elif isinstance(detail, ImportDecl):
+                    self.import_(ref, detail, file)
         return self.res
 
     def run_inherits(self) -> Resolution:
@@ -81,15 +83,15 @@ class _Resolver:
                         self.unresolved(ref, "INHERITS", jt.reason or "unknown-type")
         return self.res
 
-    def import_(self, ref: RawRef, file: FileCtx) -> None:
+    def import_(self, ref: RawRef, imp: ImportDecl, file: FileCtx) -> None:
         idx = self.index
         src = file.facts.file.id
         parts = ref.name.split(".")
         targets: list[str] = []
         try:
-            if ref.data.get("ondemand") and not ref.data.get("static") and ref.name in idx.package_dirs:
+            if imp.ondemand and not imp.static and ref.name in idx.package_dirs:
                 targets = [module_id(self.repo, d) for d in sorted(idx.package_dirs[ref.name])]
-            elif ref.data.get("static") and not ref.data.get("ondemand"):
+            elif imp.static and not imp.ondemand:
                 owner = idx.qualified_type(parts[:-1], file)
                 member = parts[-1]
                 found = idx.methods_named(owner, member)
@@ -105,10 +107,10 @@ class _Resolver:
             return
         self.res.edges.extend(Edge(src, t, "IMPORTS", (ref.line,)) for t in targets)
 
-    def call(self, ref: RawRef, file: FileCtx) -> None:
-        scope = self.index.scope_of(ref, file)
+    def call(self, ref: RawRef, site: CallSite, file: FileCtx) -> None:
+        scope = self.index.scope_of(ref.source, site.cls, site.anon, file)
         try:
-            target = self.calls.resolve_call(ref.data, scope, ref.data.get("mode", "call"))
+            target = self.calls.resolve_call(site.call, scope, site.mode)
         except External:
             self.res.external += 1
             return
@@ -120,8 +122,8 @@ class _Resolver:
             return
         self.res.edges.append(Edge(ref.source, target.id, "CALLS", (ref.line,)))
 
-    def reference(self, ref: RawRef, file: FileCtx) -> None:
-        jt = self.index.resolve_type(ref.name, self.index.scope_of(ref, file))
+    def reference(self, ref: RawRef, use: TypeUse, file: FileCtx) -> None:
+        jt = self.index.resolve_type(ref.name, self.index.scope_of(ref.source, use.cls, (), file))
         if jt.info is not None:
             if jt.info.id != ref.source:
                 self.res.edges.append(Edge(ref.source, jt.info.id, "REFERENCES", (ref.line,)))
@@ -131,7 +133,7 @@ class _Resolver:
             self.unresolved(ref, "REFERENCES", jt.reason or "unknown-type")
 
 
-def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
+def resolve(repo: str, facts: list[JavaFile]) -> Resolution:
     """Edges and unresolved references of a repository's Java files."""
     r = _Resolver(repo, facts)
     try:

@@ -17,24 +17,12 @@ Lines are the declaration node's lines: annotations and modifiers included, the
 Javadoc before them not (it is the ``docstring``, markers stripped). The
 signature is the declaration text before the body, whitespace collapsed.
 
-One walk of the tree (``java_walk.ReferenceWalker``) makes the objects as it
+One walk of the tree (``walk.ReferenceWalker``) makes the objects as it
 meets their declarations (the declarations ``queries/java-tags.scm`` marks
 ``@definition.*``; a test checks that the two agree) and finds the imports, calls
 and type uses, each knowing its scope (locals, parameters, anonymous classes).
-Raw references (``FileFacts.refs``), resolved by ``vitalrag.ingest.java_resolve``:
-
-- ``import``: ``name`` the dotted target; ``data``: ``static``, ``ondemand``.
-- ``inherit``: source the type, ``name`` the erased supertype as written; ``data``: ``rel``.
-- ``call``: ``data``: ``mode`` (``call``, ``new``, ``this``, ``super``, ``ref``
-  for method references), ``n`` (method name or type), ``recv`` (receiver, see
-  ``java_walk.ReferenceWalker.encode``), ``args`` (count, None for method references),
-  ``argv`` (argument encodings), ``cls`` (innermost named class id), ``anon``
-  (enclosing anonymous classes, innermost first: supertype and own method names).
-- ``reference``: a type written in a field, parameter, return, throws or local declaration.
-
-``FileFacts.data``: ``package``, ``types`` (per type: id, name, qualname, kind,
-decl, outer, tparams with bounds, fields) and ``methods`` (per method: id, name, cls, params,
-varargs, returns, static, tparams, ctor).
+What ``resolution`` reads of them (the file's ``JavaFacts``, the references'
+details) is typed in ``facts``.
 """
 
 from __future__ import annotations
@@ -44,9 +32,9 @@ import posixpath
 from tree_sitter import Node
 
 from vitalrag.ingest.facts import FileFacts, IdSuffixes
-from vitalrag.kernel.text import content_hash
-from vitalrag.ingest.java_resolve import resolve
-from vitalrag.ingest.java_syntax import (
+from vitalrag.ingest.lang import parser
+from vitalrag.ingest.lang.java.facts import JavaFacts
+from vitalrag.ingest.lang.java.syntax import (
     DECLARATION_KINDS,
     TYPE_DECLS,
     annotation_names,
@@ -55,17 +43,17 @@ from vitalrag.ingest.java_syntax import (
     javadoc,
     modifiers,
 )
-from vitalrag.ingest.java_walk import ReferenceWalker
-from vitalrag.ingest.languages import parser
-from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
+from vitalrag.ingest.lang.java.walk import ReferenceWalker
+from vitalrag.ingest.lang.treesitter import end_line, header, start_line, syntax_problem, text
+from vitalrag.kernel.text import content_hash
 from vitalrag.model import CodeObject, file_id, object_id
 
-__all__ = ["extract", "resolve"]
+__all__ = ["extract"]
 
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 
 
-def extract(repo: str, path: str, text_: str) -> FileFacts:
+def extract(repo: str, path: str, text_: str) -> FileFacts[JavaFacts]:
     """Objects and raw references of one Java file."""
     source = text_.encode("utf-8")
     lines = text_.split("\n")
@@ -86,11 +74,11 @@ def extract(repo: str, path: str, text_: str) -> FileFacts:
     )
     problem = syntax_problem(root)
     return FileFacts(
-        path=path, language="java", file=fobj, objects=walker.objects, parents=walker.parents,
+        path=path, language="java", file=fobj, data=JavaFacts(package, walker.types, walker.methods),
+        objects=walker.objects, parents=walker.parents,
         refs=walker.imports + walker.refs,
         namespace=package, package_dir=posixpath.dirname(path) if pkg is not None else None,
         package_name=package, problems=[problem] if problem else [],
-        data={"package": package, "types": walker.types, "methods": walker.methods},
         text=text_,
     )
 

@@ -21,15 +21,33 @@ unresolved (``ambiguous-overload``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from vitalrag.ingest.facts import FileFacts, RawRef, Resolution
-from vitalrag.ingest.generic_extract import Candidate, Support
-from vitalrag.ingest.generic_index import ObjectIndex, call_target, leave_open, link, one
-from vitalrag.ingest.treesitter import end_line, start_line, text
+from vitalrag.ingest.facts import Fact, FileFacts, RawRef, RefDetail, Resolution
+from vitalrag.ingest.lang.tags.extraction import Candidate, Support
+from vitalrag.ingest.lang.tags.index import ObjectIndex, call_target, leave_open, link, one
+from vitalrag.ingest.lang.treesitter import end_line, start_line, text
 from vitalrag.model import TYPE_KINDS, CodeObject
 
+
+@dataclass(frozen=True, slots=True)
+class CSharpFacts(Fact):
+    """A C# file's ``FileFacts.data``: its namespace blocks (name, first line, last line)."""
+
+    namespaces: list[tuple[str, int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Using(RefDetail):
+    #: ``using Alias = Ns.Type;``
+    alias: str | None
+    #: ``using static Ns.Type;``
+    static: bool
+
+
+FACT_TYPES: tuple[type, ...] = (CSharpFacts, Using)
 TEST_ATTRIBUTES = frozenset({"Test", "TestCase", "TestCaseSource", "Fact", "Theory", "TestMethod",
                              "DataTestMethod"})
 _XML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
@@ -85,7 +103,7 @@ def _namespace_name(node: Node) -> str:
     return _WS.sub("", text(node.child_by_field_name("name")))
 
 
-def _annotate(root: Node, facts: FileFacts) -> None:
+def _annotate(root: Node, facts: FileFacts[CSharpFacts]) -> CSharpFacts:
     ranges: list[tuple[str, int, int]] = []  # namespace, first line, last line
     stack: list[tuple[Node, str]] = [(c, "") for c in reversed(root.named_children)]
     while stack:
@@ -104,10 +122,10 @@ def _annotate(root: Node, facts: FileFacts) -> None:
     # the innermost of nested blocks (``namespace A { namespace B {...} }`` declares A.B)
     names = [r[0] for r in ranges]
     facts.namespace = next((n for n in names if not any(m.startswith(n + ".") for m in names)), "")
-    facts.data["namespaces"] = ranges
+    return CSharpFacts(ranges)
 
 
-def _using(node: Node, facts: FileFacts) -> None:
+def _using(node: Node, facts: FileFacts[CSharpFacts]) -> None:
     alias = node.child_by_field_name("name")
     target = next((c for c in node.named_children
                    if c.type in ("identifier", "qualified_name") and c != alias), None)
@@ -115,7 +133,7 @@ def _using(node: Node, facts: FileFacts) -> None:
         return
     is_static = any(c.type == "static" for c in node.children)
     facts.refs.append(RawRef("import", facts.file.id, _WS.sub("", text(target)), start_line(node),
-                             {"alias": text(alias) if alias is not None else None, "static": is_static}))
+                             Using(text(alias) if alias is not None else None, is_static)))
 
 
 SUPPORT = Support(
@@ -128,14 +146,14 @@ SUPPORT = Support(
 )
 
 
-def prepare(repo: str, facts: list[FileFacts]) -> None:
+def prepare(repo: str, facts: list[FileFacts[CSharpFacts]]) -> None:
     """Nothing needs every file before the graph is built."""
 
 
-def _namespace_of(f: FileFacts, obj: CodeObject) -> str:
+def _namespace_of(f: FileFacts[CSharpFacts], obj: CodeObject) -> str:
     """The innermost namespace block around ``obj`` in its file ("" for the global one)."""
     best, size = "", None
-    for name, first, last in f.data.get("namespaces", []):
+    for name, first, last in f.data.namespaces:
         if first <= obj.start_line and obj.end_line <= last and (size is None or last - first < size):
             best, size = name, last - first
     return best
@@ -144,12 +162,12 @@ def _namespace_of(f: FileFacts, obj: CodeObject) -> str:
 class _Types:
     """Top-level types by (namespace, name), and which files declare a namespace."""
 
-    def __init__(self, facts: list[FileFacts]) -> None:
+    def __init__(self, facts: list[FileFacts[CSharpFacts]]) -> None:
         self.by_name: dict[tuple[str, str], list[CodeObject]] = {}
-        self.files: dict[str, list[FileFacts]] = {}
+        self.files: dict[str, list[FileFacts[CSharpFacts]]] = {}
         self.roots: set[str] = set()
         for f in facts:
-            for name, _first, _last in f.data.get("namespaces", []):
+            for name, _first, _last in f.data.namespaces:
                 declaring = self.files.setdefault(name, [])
                 if not any(d.path == f.path for d in declaring):
                     declaring.append(f)
@@ -167,7 +185,7 @@ def _split(qualified: str) -> tuple[str, str]:
     return ns, name
 
 
-def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
+def resolve(repo: str, facts: list[FileFacts[CSharpFacts]]) -> Resolution:
     res = Resolution()
     index = ObjectIndex(facts)
     types = _Types(facts)
@@ -175,18 +193,18 @@ def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
         visible = _visible_namespaces(f)
         aliases: dict[str, CodeObject] = {}
         for ref in f.refs:
-            if ref.kind == "import":
-                _resolve_using(f, ref, types, visible, aliases, res)
+            if isinstance(ref.data, Using):
+                _resolve_using(f, ref, ref.data, types, visible, aliases, res)
         for ref in f.refs:
             if ref.kind == "call":
                 _resolve_call(f, ref, index, types, visible, aliases, res)
     return res
 
 
-def _visible_namespaces(f: FileFacts) -> list[str]:
+def _visible_namespaces(f: FileFacts[CSharpFacts]) -> list[str]:
     """The file's namespaces with their parents, then the global namespace."""
     out: list[str] = []
-    for name, _first, _last in f.data.get("namespaces", []):
+    for name, _first, _last in f.data.namespaces:
         parts = name.split(".")
         for i in range(len(parts), 0, -1):
             candidate = ".".join(parts[:i])
@@ -195,10 +213,10 @@ def _visible_namespaces(f: FileFacts) -> list[str]:
     return out + [""]
 
 
-def _resolve_using(f: FileFacts, ref: RawRef, types: _Types, visible: list[str],
+def _resolve_using(f: FileFacts[CSharpFacts], ref: RawRef, using: Using, types: _Types, visible: list[str],
                    aliases: dict[str, CodeObject], res: Resolution) -> None:
     fid = f.file.id
-    if not ref.data.get("static") and ref.name in types.files:
+    if not using.static and ref.name in types.files:
         for target in types.files[ref.name]:
             link(res, fid, target.file.id, "IMPORTS", ref.line)
         visible.append(ref.name)
@@ -207,9 +225,9 @@ def _resolve_using(f: FileFacts, ref: RawRef, types: _Types, visible: list[str],
     found = one(types.by_name.get((ns, name), []))
     if found is not None:
         link(res, fid, found.id, "IMPORTS", ref.line)
-        if ref.data.get("alias"):
-            aliases[ref.data["alias"]] = found
-        elif ref.data.get("static"):
+        if using.alias:
+            aliases[using.alias] = found
+        elif using.static:
             aliases[f"static:{found.id}"] = found
         return
     if ref.name.split(".", 1)[0] in types.roots:
@@ -223,10 +241,10 @@ _KEYWORD_TYPES = frozenset({"bool", "byte", "char", "decimal", "double", "float"
                             "nuint", "object", "sbyte", "short", "string", "uint", "ulong", "ushort"})
 
 
-def _resolve_call(f: FileFacts, ref: RawRef, index: ObjectIndex, types: _Types, visible: list[str],
-                  aliases: dict[str, CodeObject], res: Resolution) -> None:
+def _resolve_call(f: FileFacts[CSharpFacts], ref: RawRef, index: ObjectIndex[CSharpFacts], types: _Types,
+                  visible: list[str], aliases: dict[str, CodeObject], res: Resolution) -> None:
     """A CALLS edge, an external call, or an unresolved reference with its reason."""
-    if ref.data.get("dynamic"):  # ``F(x).M()``, ``a.b.M()``: the receiver's type is not known
+    if ref.dynamic:  # ``F(x).M()``, ``a.b.M()``: the receiver's type is not known
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
         return
     head, _, member = ref.name.rpartition(".")

@@ -23,14 +23,34 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
+from dataclasses import dataclass, replace
 
 from tree_sitter import Node
 
-from vitalrag.ingest.facts import FileFacts, RawRef, Resolution
-from vitalrag.ingest.generic_extract import Candidate, Support
-from vitalrag.ingest.generic_index import ObjectIndex, call_target, leave_open, link
-from vitalrag.ingest.treesitter import descendants, start_line, text
+from vitalrag.ingest.facts import Fact, FileFacts, RawRef, RefDetail, Resolution
+from vitalrag.ingest.lang.tags.extraction import Candidate, Support
+from vitalrag.ingest.lang.tags.index import ObjectIndex, call_target, leave_open, link
+from vitalrag.ingest.lang.treesitter import descendants, start_line, text
 from vitalrag.model import TYPE_KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class GoFacts(Fact):
+    """A Go file's ``FileFacts.data``."""
+
+    #: the package clause's name ("" without one)
+    package: str = ""
+    #: the repository's module path (``prepare`` infers it; None when unknown)
+    module: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GoImport(RefDetail):
+    #: the name the import binds (``.`` and ``_`` too), None for the package's own name
+    alias: str | None = None
+
+
+FACT_TYPES: tuple[type, ...] = (GoFacts, GoImport)
 
 _BLOCK = re.compile(r"^/\*+|\*+/$")
 
@@ -78,11 +98,11 @@ def _call_name(node: Node) -> str | None:
     return None
 
 
-def _annotate(root: Node, facts: FileFacts) -> None:
+def _annotate(root: Node, facts: FileFacts[GoFacts]) -> GoFacts:
+    package = ""
     for child in root.named_children:
         if child.type == "package_clause" and child.named_children:
-            facts.data["go_package"] = text(child.named_children[0])
-            facts.namespace = facts.data["go_package"]
+            package = facts.namespace = text(child.named_children[0])
     for spec in descendants(root, frozenset({"import_spec"}), stop=frozenset({"function_declaration",
                                                                             "method_declaration"})):
         path_node = spec.child_by_field_name("path")
@@ -91,7 +111,8 @@ def _annotate(root: Node, facts: FileFacts) -> None:
         import_path = text(path_node).strip('"`')
         alias = spec.child_by_field_name("name")
         facts.refs.append(RawRef("import", facts.file.id, import_path, start_line(spec),
-                                 {"alias": text(alias) if alias is not None else None}))
+                                 GoImport(text(alias) if alias is not None else None)))
+    return GoFacts(package)
 
 
 SUPPORT = Support(
@@ -108,7 +129,7 @@ def _folder(path: str) -> str:
     return posixpath.dirname(path)
 
 
-def infer_module_path(facts: list[FileFacts]) -> str | None:
+def infer_module_path(facts: list[FileFacts[GoFacts]]) -> str | None:
     """The module path the imports agree on (see the module docstring), or None."""
     folders = {_folder(f.path) for f in facts} - {""}
     imports = {r.name for f in facts for r in f.refs if r.kind == "import"}
@@ -127,11 +148,11 @@ def infer_module_path(facts: list[FileFacts]) -> str | None:
     return winners[0] if len(winners) == 1 else None
 
 
-def prepare(repo: str, facts: list[FileFacts]) -> None:
+def prepare(repo: str, facts: list[FileFacts[GoFacts]]) -> None:
     """Package folders and names, and methods declared apart from their receiver type."""
     module = infer_module_path(facts)
     for f in facts:
-        f.data["go_module"] = module
+        f.data = replace(f.data, module=module)
         folder = _folder(f.path)
         if folder:
             f.package_dir = folder
@@ -144,30 +165,30 @@ def prepare(repo: str, facts: list[FileFacts]) -> None:
     for f in facts:
         for o in f.objects:
             if o.kind in TYPE_KINDS and f.parents.get(o.id) == f.file.id:
-                types.setdefault((_folder(f.path), f.data.get("go_package", ""), o.qualname), []).append(o.id)
+                types.setdefault((_folder(f.path), f.data.package, o.qualname), []).append(o.id)
     for f in facts:
         for o in f.objects:
             if o.kind == "method" and "." in o.qualname and f.parents.get(o.id) == f.file.id:
-                key = (_folder(f.path), f.data.get("go_package", ""), o.qualname.split(".", 1)[0])
+                key = (_folder(f.path), f.data.package, o.qualname.split(".", 1)[0])
                 owners = types.get(key, [])
                 if len(owners) == 1:
                     f.parents[o.id] = owners[0]
 
 
-def resolve(repo: str, facts: list[FileFacts]) -> Resolution:
+def resolve(repo: str, facts: list[FileFacts[GoFacts]]) -> Resolution:
     res = Resolution()
     index = ObjectIndex(facts)
-    packages: dict[str, list[FileFacts]] = {}  # folder -> importable (non-test) files
+    packages: dict[str, list[FileFacts[GoFacts]]] = {}  # folder -> importable (non-test) files
     for f in facts:
         if not f.path.endswith("_test.go"):
             packages.setdefault(_folder(f.path), []).append(f)
-    same_package: dict[tuple[str, str], list[FileFacts]] = {}
+    same_package: dict[tuple[str, str], list[FileFacts[GoFacts]]] = {}
     for f in facts:
-        same_package.setdefault((_folder(f.path), f.data.get("go_package", "")), []).append(f)
+        same_package.setdefault((_folder(f.path), f.data.package), []).append(f)
     for f in facts:
         outside: set[str] = set()
         bound = _resolve_imports(f, packages, res, outside)
-        siblings = same_package[(_folder(f.path), f.data.get("go_package", ""))]
+        siblings = same_package[(_folder(f.path), f.data.package)]
         for ref in f.refs:
             if ref.kind == "call":
                 _resolve_call(ref, index, bound, siblings, outside, res)
@@ -195,14 +216,14 @@ def _outside_name(path: str, alias: str | None) -> str:
     return re.sub(r"\.v\d+$", "", last).removeprefix("go-").replace("-", "_")
 
 
-def _resolve_imports(f: FileFacts, packages: dict[str, list[FileFacts]],
-                     res: Resolution, outside: set[str]) -> dict[str, list[FileFacts]]:
+def _resolve_imports(f: FileFacts[GoFacts], packages: dict[str, list[FileFacts[GoFacts]]],
+                     res: Resolution, outside: set[str]) -> dict[str, list[FileFacts[GoFacts]]]:
     """IMPORTS edges of one file; returns the local names bound to repository
     packages, and adds those bound to other packages to ``outside``."""
-    module: str | None = f.data.get("go_module")
-    bound: dict[str, list[FileFacts]] = {}
+    module = f.data.module
+    bound: dict[str, list[FileFacts[GoFacts]]] = {}
     for ref in f.refs:
-        if ref.kind != "import":
+        if not isinstance(ref.data, GoImport):
             continue
         if module is None:
             parts = ref.name.split("/")
@@ -210,11 +231,11 @@ def _resolve_imports(f: FileFacts, packages: dict[str, list[FileFacts]],
                 leave_open(res, f.file.id, "IMPORTS", ref.name, ref.line, "ambiguous-module")
             else:
                 res.external += 1
-                outside.add(_outside_name(ref.name, ref.data.get("alias")))
+                outside.add(_outside_name(ref.name, ref.data.alias))
             continue
         if ref.name != module and not ref.name.startswith(module + "/"):
             res.external += 1
-            outside.add(_outside_name(ref.name, ref.data.get("alias")))
+            outside.add(_outside_name(ref.name, ref.data.alias))
             continue
         target = packages.get(ref.name[len(module) + 1:])
         if not target:
@@ -222,17 +243,17 @@ def _resolve_imports(f: FileFacts, packages: dict[str, list[FileFacts]],
             continue
         for t in target:
             link(res, f.file.id, t.file.id, "IMPORTS", ref.line)
-        alias = ref.data.get("alias")
-        local = alias if alias not in (None, ".", "_") else target[0].data.get("go_package")
+        alias = ref.data.alias
+        local = alias if alias not in (None, ".", "_") else target[0].data.package
         if alias != "." and local:
             bound[local] = target
     return bound
 
 
-def _resolve_call(ref: RawRef, index: ObjectIndex, bound: dict[str, list[FileFacts]],
-                  siblings: list[FileFacts], outside: set[str], res: Resolution) -> None:
+def _resolve_call(ref: RawRef, index: ObjectIndex[GoFacts], bound: dict[str, list[FileFacts[GoFacts]]],
+                  siblings: list[FileFacts[GoFacts]], outside: set[str], res: Resolution) -> None:
     """A CALLS edge, an external call, or an unresolved reference with its reason."""
-    if ref.data.get("dynamic"):
+    if ref.dynamic:
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
         return
     head, _, member = ref.name.partition(".")

@@ -7,16 +7,19 @@ and "several" into ``UnresolvedRef``s instead of guessing.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Generic, TypeVar
 
 from vitalrag.ingest.facts import FileFacts, Resolution
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef
 
+D = TypeVar("D")
 
-class ObjectIndex:
+
+class ObjectIndex(Generic[D]):
     """Objects of a set of files: top-level ones by (path, name), members by container."""
 
-    def __init__(self, facts: Iterable[FileFacts]) -> None:
-        self.files: dict[str, FileFacts] = {}
+    def __init__(self, facts: Iterable[FileFacts[D]]) -> None:
+        self.files: dict[str, FileFacts[D]] = {}
         self.objects: dict[NodeId, CodeObject] = {}
         self._top: dict[str, dict[str, list[CodeObject]]] = {}
         self._members: dict[NodeId, list[CodeObject]] = {}

@@ -7,7 +7,7 @@ of ``unittest.TestCase`` subclasses anywhere). An object's lines include its
 decorators; its signature is the ``def``/``class`` header.
 
 References are recorded per innermost enclosing definition and resolved later
-by ``vitalrag.ingest.python_resolve`` with the whole repository in view.
+by ``vitalrag.ingest.lang.python.resolution`` with the whole repository in view.
 """
 
 from __future__ import annotations
@@ -17,19 +17,17 @@ import bisect
 import inspect
 import posixpath
 import re
-from typing import Any
 
 from tree_sitter import Node, QueryCursor
 
 from vitalrag.ingest.facts import FileFacts, RawRef
+from vitalrag.ingest.lang import parser, tags_query
+from vitalrag.ingest.lang.python.facts import FromImport, Import, PythonFacts
+from vitalrag.ingest.lang.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.kernel.text import content_hash
-from vitalrag.ingest.languages import parser, tags_query
-from vitalrag.ingest.python_resolve import prepare, resolve
-from vitalrag.ingest.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.model import CodeObject, file_id, object_id, split_lines
 
-__all__ = ["extract", "prepare", "resolve", "is_test_file"]
-
+__all__ = ["extract", "is_test_file"]
 
 
 def is_test_file(path: str) -> bool:
@@ -104,7 +102,7 @@ class _Scopes:
         return default
 
 
-def extract(repo: str, path: str, source: str) -> FileFacts:
+def extract(repo: str, path: str, source: str) -> FileFacts[PythonFacts]:
     data = source.encode("utf-8")
     tree = parser("python").parse(data)
     root = tree.root_node
@@ -115,7 +113,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
         language="python", start_line=1, end_line=max(n_lines, 1),
         docstring=_docstring(root), content_hash=content_hash(source),
     )
-    facts = FileFacts(path=path, language="python", file=file_obj, text=source)
+    facts = FileFacts(path=path, language="python", file=file_obj, data=PythonFacts(), text=source)
     problem = syntax_problem(root)
     if problem:
         facts.problems.append(problem)
@@ -166,8 +164,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
                     continue
                 d = dotted(arg)
                 bases.append(d or text(arg))
-                facts.refs.append(RawRef("inherit", oid, d or text(arg)[:80], start_line(arg),
-                                         {"dynamic": True} if d is None else {}))
+                facts.refs.append(RawRef("inherit", oid, d or text(arg)[:80], start_line(arg), dynamic=d is None))
             class_bases[oid] = bases
         elif parent_kind == "class":
             kind = "method"
@@ -202,7 +199,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
     assigns: dict[str, dict[str, str]] = {}
     attr_assigns: dict[str, dict[str, str]] = {}
     params: dict[str, dict[str, str]] = {}
-    imports: list[dict[str, Any]] = []
+    imports: list[Import | FromImport] = []
     variables: dict[str, set[str]] = {}
     with_assigns: dict[str, dict[str, str]] = {}
     for _, caps in matches:
@@ -225,8 +222,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
             owner = scopes.owner(callee_node.start_byte, fid)
             callee_name = dotted(callee_node)
             facts.refs.append(RawRef("call", owner, callee_name or text(callee_node)[:80],
-                                     start_line(callee_node),
-                                     {"dynamic": True} if callee_name is None else {}))
+                                     start_line(callee_node), dynamic=callee_name is None))
         elif "reference.import" in caps:
             node = caps["reference.import"][0]
             owner = scopes.owner(node.start_byte, fid)
@@ -250,13 +246,13 @@ def extract(repo: str, path: str, source: str) -> FileFacts:
             d = annotation_name(caps["param.type"][0])
             if d:
                 params.setdefault(owner, {})[text(pname)] = d
-    facts.data = {"imports": imports, "assigns": assigns, "attr_assigns": attr_assigns,
-                  "params": params, "class_bases": class_bases,
-                  "variables": {k: sorted(v) for k, v in variables.items()},
-                  "secondary": secondary, "with_assigns": with_assigns,
-                  "returns": returns, "properties": properties,
-                  "returns_self": [o.id for o in facts.objects
-                                   if o.name == "__enter__" and _returns_self(lines[o.start_line - 1:o.end_line])]}
+    facts.data = PythonFacts(
+        imports=imports, assigns=assigns, attr_assigns=attr_assigns, params=params,
+        variables={k: sorted(v) for k, v in variables.items()}, secondary=secondary,
+        with_assigns=with_assigns, returns=returns, properties=properties,
+        returns_self=[o.id for o in facts.objects
+                      if o.name == "__enter__" and _returns_self(lines[o.start_line - 1:o.end_line])],
+    )
     return facts
 
 
@@ -317,18 +313,16 @@ def _secondary_role(decorated: Node) -> str | None:
     return None
 
 
-def _imports(node: Node, owner: str) -> list[dict[str, Any]]:
+def _imports(node: Node, owner: str) -> list[Import | FromImport]:
     line = start_line(node)
-    out: list[dict[str, Any]] = []
+    out: list[Import | FromImport] = []
     if node.type == "import_statement":
         for child in node.named_children:
             if child.type == "dotted_name":
-                out.append({"kind": "import", "module": text(child), "alias": None, "line": line,
-                            "source": owner})
+                out.append(Import(text(child), None, line, owner))
             elif child.type == "aliased_import":
-                out.append({"kind": "import", "module": text(child.child_by_field_name("name")),
-                            "alias": text(child.child_by_field_name("alias")), "line": line,
-                            "source": owner})
+                out.append(Import(text(child.child_by_field_name("name")),
+                                  text(child.child_by_field_name("alias")), line, owner))
         return out
     module_node = node.child_by_field_name("module_name")
     level = 0
@@ -342,15 +336,12 @@ def _imports(node: Node, owner: str) -> list[dict[str, Any]]:
                     module = text(c)
         else:
             module = text(module_node)
-    names: list[list[str | None]] = []
-    star = False
+    names: list[tuple[str, str | None]] = []
     for child in node.children_by_field_name("name"):
         if child.type == "dotted_name":
-            names.append([text(child), None])
+            names.append((text(child), None))
         elif child.type == "aliased_import":
-            names.append([text(child.child_by_field_name("name")), text(child.child_by_field_name("alias"))])
-    if any(c.type == "wildcard_import" for c in node.children):
-        star = True
-    out.append({"kind": "from", "module": module, "level": level, "names": names, "star": star,
-                "line": line, "source": owner})
+            names.append((text(child.child_by_field_name("name")), text(child.child_by_field_name("alias"))))
+    star = any(c.type == "wildcard_import" for c in node.children)
+    out.append(FromImport(module, level, names, star, line, owner))
     return out

@@ -13,12 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vitalrag.ingest.facts import FileFacts, RawRef
-from vitalrag.ingest.java_lang import JAVA_LANG, PRIMITIVES
+from vitalrag.ingest.lang.java.facts import Anon, ImportDecl, JavaFacts, Supertype
+from vitalrag.ingest.lang.java.platform import JAVA_LANG, PRIMITIVES
+
+JavaFile = FileFacts[JavaFacts]
 
 
 @dataclass(eq=False, slots=True)
 class FileCtx:
-    facts: FileFacts
+    facts: JavaFile
     package: str
     single: dict[str, str] = field(default_factory=dict)  # simple name -> imported fqn
     ondemand: list[str] = field(default_factory=list)
@@ -80,7 +83,7 @@ class Scope:
     tparams: frozenset[str] = frozenset()
     method: MethodInfo | None = None
     #: anonymous classes around the reference, innermost first: (supertype as written, own method names)
-    anon: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    anon: Anon = ()
     #: type name -> its resolution here (``JavaIndex.resolve_type``); scopes are shared, so this pays
     types: dict[str, JType] = field(default_factory=dict, compare=False, repr=False)
 
@@ -103,7 +106,7 @@ class External(Exception):
 class JavaIndex:
     """Every type and method of the repository's Java files, and the lookups over them."""
 
-    def __init__(self, facts: list[FileFacts]) -> None:
+    def __init__(self, facts: list[JavaFile]) -> None:
         self.files: list[FileCtx] = []
         self.types: dict[str, TypeInfo] = {}
         self.by_fqn: dict[str, list[TypeInfo]] = {}
@@ -116,16 +119,16 @@ class JavaIndex:
         for f in facts:
             self._add_file(f)
 
-    def _add_file(self, f: FileFacts) -> None:
-        package = f.data.get("package", "")
+    def _add_file(self, f: JavaFile) -> None:
+        package = f.data.package
         ctx = FileCtx(f, package)
         self.files.append(ctx)
         if f.package_dir is not None:
             self.package_dirs.setdefault(package, set()).add(f.package_dir)
         for ref in f.refs:
-            if ref.kind != "import":
+            if not isinstance(ref.data, ImportDecl):
                 continue
-            static, ondemand = ref.data.get("static"), ref.data.get("ondemand")
+            static, ondemand = ref.data.static, ref.data.ondemand
             if static and ondemand:
                 ctx.static_ondemand.append(ref.name)
             elif static:
@@ -135,25 +138,25 @@ class JavaIndex:
                 ctx.ondemand.append(ref.name)
             else:
                 ctx.single[ref.name.rsplit(".", 1)[-1]] = ref.name
-        for t in f.data.get("types", ()):
-            outer = self.types.get(t["outer"]) if t["outer"] else None
-            fqn = f"{package}.{t['qualname']}" if package else t["qualname"]
-            info = TypeInfo(t["id"], t["name"], fqn, t["kind"], t["decl"], ctx, outer,
-                            frozenset(t["tparams"]), dict(t["tparams"]), dict(t["fields"]))
+        for t in f.data.types:
+            outer = self.types.get(t.outer) if t.outer else None
+            fqn = f"{package}.{t.qualname}" if package else t.qualname
+            info = TypeInfo(t.id, t.name, fqn, t.kind, t.decl, ctx, outer,
+                            frozenset(t.tparams), dict(t.tparams), dict(t.fields))
             self.types[info.id] = info
             self.by_fqn.setdefault(fqn, []).append(info)
             if outer is not None:
                 outer.nested.setdefault(info.name, info)
-            elif t["id"] in f.parents and f.parents[t["id"]] == f.file.id:
+            elif t.id in f.parents and f.parents[t.id] == f.file.id:
                 self.package_types.setdefault(package, {}).setdefault(info.name, []).append(info)
-        for m in f.data.get("methods", ()):
-            owner = self.types.get(m["cls"]) if m["cls"] else None
+        for m in f.data.methods:
+            owner = self.types.get(m.cls) if m.cls else None
             if owner is None:
                 continue
-            mi = MethodInfo(m["id"], m["name"], owner, tuple(m["params"]), m["varargs"], m["returns"],
-                            frozenset(m["tparams"]), dict(m["tparams"]))
+            mi = MethodInfo(m.id, m.name, owner, tuple(m.params), m.varargs, m.returns,
+                            frozenset(m.tparams), dict(m.tparams))
             self.methods[mi.id] = mi
-            (owner.ctors if m["ctor"] else owner.methods.setdefault(mi.name, [])).append(mi)
+            (owner.ctors if m.ctor else owner.methods.setdefault(mi.name, [])).append(mi)
         for ref in f.refs:
             if ref.kind == "inherit" and ref.source in self.types:
                 self.types[ref.source].raw_supers.append(ref)
@@ -180,21 +183,20 @@ class JavaIndex:
 
     # ---- types ---------------------------------------------------------------
 
-    def scope_of(self, ref: RawRef, file: FileCtx) -> Scope:
-        """Where a reference is written; one object for all references of one
-        method (and class) that no anonymous class encloses."""
-        cls_id = ref.data.get("cls") or ""
-        raw_anon = ref.data.get("anon")
-        key = (id(file), cls_id, ref.source)
-        if not raw_anon:
+    def scope_of(self, source: str, cls: str | None, anon: Anon, file: FileCtx) -> Scope:
+        """Where a reference is written (in ``source``, inside the named class
+        ``cls`` and the anonymous ones ``anon``); one object for all references
+        of one method (and class) that no anonymous class encloses."""
+        cls_id = cls or ""
+        key = (id(file), cls_id, source)
+        if not anon:
             found = self._scope_memo.get(key)
             if found is not None:
                 return found
-        cls = self.types.get(cls_id)
-        method = self.methods.get(ref.source)
-        anon = tuple((sup, tuple(own)) for sup, own in raw_anon) if raw_anon else ()
-        scope = Scope(file, cls, method.tparams if method is not None else frozenset(), method, anon)
-        if not raw_anon:
+        info = self.types.get(cls_id)
+        method = self.methods.get(source)
+        scope = Scope(file, info, method.tparams if method is not None else frozenset(), method, anon)
+        if not anon:
             self._scope_memo[key] = scope
         return scope
 
@@ -366,7 +368,7 @@ class JavaIndex:
     def superclass(self, info: TypeInfo) -> TypeInfo | str | None:
         sups = self.supertypes(info)
         for ref, sup in zip(info.raw_supers, sups):
-            if ref.data.get("rel") == "extends" and info.kind != "interface":
+            if isinstance(ref.data, Supertype) and ref.data.rel == "extends" and info.kind != "interface":
                 return sup
         return None
 
