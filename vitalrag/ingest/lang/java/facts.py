@@ -21,7 +21,7 @@ from vitalrag.ingest.facts import Fact, RefDetail
 Anon = tuple[tuple[str, tuple[str, ...]], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JavaType(Fact):
     """A class, interface, enum or record the file declares (not an anonymous one)."""
 
@@ -39,7 +39,7 @@ class JavaType(Fact):
     fields: dict[str, str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JavaMethod(Fact):
     """A method or constructor of a named type."""
 
@@ -57,7 +57,7 @@ class JavaMethod(Fact):
     ctor: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JavaFacts(Fact):
     package: str
     types: list[JavaType]
@@ -85,35 +85,35 @@ class TypeUse(RefDetail):
 
 # -- expressions: a receiver or an argument, as far as the resolver can type it ---------------
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Var(Fact):
     """A local or parameter; ``declared`` its type (``?var``, ``?lambda``, ``?union`` when not written)."""
 
     declared: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Name(Fact):
     """A name that is no local: a field, a type or a package."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class This(Fact):
     """``this``, or ``Outer.this`` (``qualifier``)."""
 
     qualifier: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Super(Fact):
     """``super``, or ``Iface.super`` (``qualifier``)."""
 
     qualifier: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FieldAccess(Fact):
     """``of.name``."""
 
@@ -121,7 +121,7 @@ class FieldAccess(Fact):
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call(Fact):
     """A method call, or what a call site calls: the method (or, for ``new``, the
     type) ``name``, the ``receiver`` it is called on, the argument count (None
@@ -133,7 +133,7 @@ class Call(Fact):
     argv: list[Expr]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class New(Fact):
     """``new T(...)``, or ``outer.new T(...)``."""
 
@@ -141,26 +141,26 @@ class New(Fact):
     outer: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Cast(Fact):
     type_name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Lit(Fact):
     """A literal (``null`` too) or an array creation, of type ``type_name``."""
 
     type_name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Element(Fact):
     """``of[i]``."""
 
     of: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Cond(Fact):
     """``c ? then : otherwise``."""
 
@@ -168,7 +168,7 @@ class Cond(Fact):
     otherwise: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Opaque(Fact):
     """Anything else (a lambda, an operator, an expression past the depth cut): ``what`` it is."""
 
