@@ -11,7 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from vitalrag.cli import main
+from vitalrag.graph import memory, version
 from vitalrag.graph import neo4j_queries as q
+from vitalrag.kernel.locks import writer_lock
+from vitalrag.retrieve import index as index_mod
 from vitalrag.retrieve.index import RetrievalIndex
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
@@ -106,8 +109,23 @@ def test_push_and_pull_round_trip(neo4j_url, repo, tmp_path, open_neo4j, monkeyp
     assert again["views"] == pushed["views"] and again["views_written"] == 0
 
     pulled_dir = tmp_path / "pulled"
+    switches = []
+    real = version.switch
+
+    def counted(*args, **kwargs):
+        switches.append(kwargs)
+        return real(*args, **kwargs)
+
+    for module in (version, memory, index_mod):  # every name the pointer is switched through
+        monkeypatch.setattr(module, "switch", counted)
     pulled = _run("pull", "--from", neo4j_url, "--store", str(pulled_dir), "--repo", repo, "--json")
     assert pulled["views"] == pushed["views"] == pulled["views_written"]
+    # graph and retrieval index switched to together: no reader sees one without the other
+    assert len(switches) == 1 and switches[0]["graph"] and switches[0]["retrieval"]
+    monkeypatch.undo()
+    with writer_lock(pulled_dir):  # another writer of the folder: the pull fails at once
+        busy = CliRunner().invoke(main, ["pull", "--from", neo4j_url, "--store", str(pulled_dir)])
+    assert busy.exit_code != 0 and "another index is writing" in busy.output
     a, b = RetrievalIndex.load(ref), RetrievalIndex.load(pulled_dir)
     assert b.views == a.views and b.model == a.model == MODEL
     assert a.dense is not None and b.dense is not None

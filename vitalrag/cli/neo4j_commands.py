@@ -36,12 +36,17 @@ def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json
     embeddings into Neo4j, a pull restores the folder's retrieval index from them
     (incremental by view hash both ways; nothing is embedded again). A push is one
     new version of each repository in Neo4j, switched to at its end; a pull reads
-    one version."""
-    from vitalrag.graph.version import has_retrieval
+    one version, and its folder switches to the new graph and retrieval index
+    together (it holds the folder's writer lock: see ``pull``)."""
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.graph.version import Staged, has_retrieval
     from vitalrag.retrieve.index import RetrievalIndex
     from vitalrag.retrieve.server_index import pull_views, push_views, repos_with_views
 
     views: dict[str, int] = {}
+    staged = Staged(folder) if verb == "pulled" and isinstance(dst, MemoryStore) else None
+    if staged is not None:
+        dst.staged = staged  # type: ignore[attr-defined]
     try:
         with progress_bar() as progress, src.snapshot(), dst.writing():
             report = copy_store(src, dst, repo, progress=progress)
@@ -53,8 +58,10 @@ def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json
             elif verb == "pulled":
                 with_views = [r for r in repos if r in repos_with_views(src)]
                 if with_views:
-                    index, read = pull_views(src, folder, with_views, progress=progress)
+                    index, read = pull_views(src, folder, with_views, progress=progress, staged=staged)
                     views = {"views": len(index.views), "views_written": read}
+        if staged is not None:
+            staged.commit()
     finally:
         src.close()
         dst.close()
@@ -112,15 +119,21 @@ def pull(origin: str, store_location: str, repo: str | None, as_json: bool) -> N
 
     The index folder is created when missing; a repository already in it is
     replaced. Its retrieval index is restored from the server's views and
-    embeddings (nothing is embedded again).
+    embeddings (nothing is embedded again). The folder's readers see the new
+    graph and retrieval index together, and a second writer of the folder (an
+    index, another pull) fails at once.
     """
+    from vitalrag.kernel.locks import writer_lock
+
+    folder = _folder(store_location)
     src = open_store(_server(origin, "--from"))
     try:
-        dst = open_store(_folder(store_location), create=True)
+        with writer_lock(folder):
+            dst = open_store(folder, create=True)
+            _copy(src, dst, repo, "pulled", as_json, store_location)  # closes both
     except BaseException:
-        src.close()
+        src.close()  # a second close is harmless
         raise
-    _copy(src, dst, repo, "pulled", as_json, store_location)
 
 
 def register(group: click.Group) -> None:

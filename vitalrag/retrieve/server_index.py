@@ -38,6 +38,7 @@ import numpy as np
 from vitalrag.errors import InputError, StoreError, StoreNotFound
 from vitalrag.graph.neo4j_views import Found, Neo4jViews, RepoModel, ViewWrite, view_hash
 from vitalrag.graph.store import GraphStore
+from vitalrag.graph.version import Staged
 from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex, EmbeddingCache
 from vitalrag.retrieve.index import Hits, RetrievalIndex
@@ -195,11 +196,12 @@ def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | 
 
 
 def pull_views(store: GraphStore, folder: str | Path, repos: Sequence[str] | None = None,
-               progress: Progress | None = None) -> tuple[RetrievalIndex, int]:
+               progress: Progress | None = None, staged: Staged | None = None) -> tuple[RetrievalIndex, int]:
     """Restore the local retrieval index in ``folder`` from a Neo4j store's views of
     ``repos`` (default: every one), keeping the local views of other repositories.
     A view whose hash matches the local one keeps its local vector; the others are
-    read from the server. Returns the index and how many views were read."""
+    read from the server. With ``staged``, the switch to it is left to its commit.
+    Returns the index and how many views were read."""
     views = Neo4jViews(_neo4j(store))
     models = views.models()
     wanted = list(repos) if repos is not None else sorted(models)
@@ -263,5 +265,5 @@ def pull_views(store: GraphStore, folder: str | Path, repos: Sequence[str] | Non
             cache.vectors.setdefault(v.content_hash, vecs[v.id])
         cache.save([v.content_hash for v in out_views])
     index = RetrievalIndex(root, out_views, SparseIndex.build([v.text for v in out_views]), dense, model)
-    index.save()
+    index.save(staged)
     return index, read
