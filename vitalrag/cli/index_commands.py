@@ -48,14 +48,18 @@ def _open(location: str, *, create: bool = False) -> GraphStore:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--wait", is_flag=True,
               help="When another index is writing the store, wait for it instead of failing.")
+@click.option("--force", is_flag=True,
+              help="Index again even when nothing changed since the last run.")
 def index(path: str, store_location: str, name: str | None, max_bytes: int, workers: int | None,
-          embed: bool, model: str | None, index_dir: str | None, as_json: bool, wait: bool) -> None:
+          embed: bool, model: str | None, index_dir: str | None, as_json: bool, wait: bool,
+          force: bool) -> None:
     """Index the repository at PATH into the code graph, then build its views and
     the BM25 and dense retrieval indexes.
 
     Files, objects and edges by kind, unresolved references and every skipped or
     partly parsed file (with its reason) are summarised at the end. One index
     writes a store at a time: a second one fails at once, or waits with --wait.
+    When no file, option or model changed since the last run, nothing is written.
     """
     from vitalrag.ingest.parallel import ParsePool
 
@@ -67,7 +71,7 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
         with _writing(folder, wait):
             with progress_bar() as progress:
                 run = _index_run(path, store_location, folder, embedder, progress=progress, name=name,
-                                 max_bytes=max_bytes, executor=pool)
+                                 max_bytes=max_bytes, executor=pool, force=force)
     run.phases = {"start": prepared, **run.phases}
     data = run.summary(time.perf_counter() - started)
     if as_json:
@@ -81,49 +85,81 @@ class _Run:
     """What one index run did, and how long each step took."""
 
     report: Any
-    stats: Any
+    stats: Any  # BuildStats; None when nothing changed (``report`` is the recorded one)
     phases: dict[str, float]
 
     def summary(self, seconds: float) -> dict[str, Any]:
         """The report for output: ``seconds`` is the whole run's wall time, ``phases``
-        every step of it (``graph_seconds``: parsing to the graph written)."""
-        data = self.report.to_json()
-        data["graph_seconds"] = data.pop("seconds")
+        every step of it (``graph_seconds``: parsing to the graph written). A run
+        that found nothing changed (``stats`` None) reports the run that made the
+        live version, with nothing parsed, embedded or written."""
+        if self.stats is None:
+            data = dict(self.report)
+            data.update(graph_seconds=0.0, embedded=0)
+        else:
+            data = self.report.to_json()
+            data["graph_seconds"] = data.pop("seconds")
+            data["views"] = self.stats.views
+            data["embedded"] = self.stats.encoded
+            data["model"] = self.stats.model
         data["seconds"] = round(seconds, 3)
         data["phases"] = {k: round(v, 4) for k, v in self.phases.items()}
-        data["views"] = self.stats.views
-        data["embedded"] = self.stats.encoded
-        data["model"] = self.stats.model
         return data
 
 
 def _index_run(path: str, store_location: str, folder: Path, embedder: Any, *,
-               progress: Any = None, **options: Any) -> _Run:
+               progress: Any = None, force: bool = False, **options: Any) -> _Run:
     """Index ``path`` into the store and rebuild its retrieval index, under the
     writer lock the caller holds. The new graph and retrieval snapshots are
     written first and switched to together (one rename of the version pointer;
     in Neo4j, one new version of the repository, graph and views, switched to at
-    the end), so readers see the previous pair until the new one is whole."""
+    the end), so readers see the previous pair until the new one is whole.
+
+    When nothing changed since the run that made the live version (its record's
+    fingerprint: the files' digests, the options, the model, this version of
+    vitalrag), nothing is loaded or written (``force``: index all the same)."""
     from vitalrag.graph.memory import MemoryStore
     from vitalrag.graph.version import Staged
     from vitalrag.ingest import index_repository
-    from vitalrag.retrieve.index import RetrievalIndex
+    from vitalrag import __version__
+    from vitalrag.ingest.pipeline import survey
+    from vitalrag.retrieve.index import RETRIEVAL_SCHEMA, RetrievalIndex
+    from vitalrag.retrieve.views import EMBEDDED_KINDS, ViewConfig
 
     staged = Staged(folder)
     mark = time.perf_counter()
+    surveyed = survey(path, name=options.get("name"), max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES))
+    model = embedder.name if embedder is not None else None
+    fingerprint = surveyed.fingerprint(model=model, vitalrag=__version__, views=repr(ViewConfig()),
+                                       embedded=sorted(EMBEDDED_KINDS), retrieval=RETRIEVAL_SCHEMA)
+    phases = {"survey": time.perf_counter() - mark}
+    # an embedded store whose graph and retrieval snapshots share the folder records its runs
+    recorded = _recorded_runs(store_location, folder, model)
+    if recorded is not None and not force:
+        unchanged = _unchanged_run(folder, recorded.get(surveyed.repo), fingerprint)
+        if unchanged is not None:
+            return _Run(unchanged, None, phases)
+    mark = time.perf_counter()
+    if embedder is not None:
+        _ = embedder.dim  # a bad --model fails here, before the store is touched
     store = _open(store_location, create=True)
-    phases = {"load": time.perf_counter() - mark}
+    phases["load"] = time.perf_counter() - mark
     try:
         if isinstance(store, MemoryStore):
             store.staged = staged
         else:  # the folder lock is held: a lease in Neo4j is another machine's index, or a killed one's
             store.wait_for_writers = True  # type: ignore[attr-defined]
         with store.writing():
-            report = index_repository(path, store, progress=progress, cache_dir=folder / "facts", **options)
+            report = index_repository(path, store, progress=progress, cache_dir=folder / "facts",
+                                      surveyed=surveyed, **options)
             phases.update(report.phases)
             retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress,
                                                     staged=staged)
             phases.update(stats.phases)
+            if recorded is not None:
+                staged.runs = {**recorded, report.repo: {
+                    "fingerprint": fingerprint, "model": model, "indexed_at": time.time(),
+                    "report": {**report.to_json(), "views": stats.views, "model": stats.model}}}
             mark = time.perf_counter()
             _push_views(store, retrieval, report.repo, progress)
         staged.commit()
@@ -131,6 +167,38 @@ def _index_run(path: str, store_location: str, folder: Path, embedder: Any, *,
     finally:
         store.close()
     return _Run(report, stats, phases)
+
+
+def _recorded_runs(store_location: str, folder: Path, model: str | None) -> dict[str, Any] | None:
+    """The live version's records of index runs that still hold for a run with
+    ``model``: those of the same model (a run with another rebuilds every
+    repository's views). None where runs are not recorded: a server store (another
+    machine may change its graph), or a retrieval folder apart from the graph's."""
+    from vitalrag.graph.store import is_server_uri
+    from vitalrag.graph.version import runs
+
+    if is_server_uri(store_location) or Path(store_location).resolve() != folder.resolve():
+        return None
+    return {repo: rec for repo, rec in runs(folder).items() if rec.get("model") == model}
+
+
+def _unchanged_run(folder: Path, record: dict[str, Any] | None, fingerprint: str) -> dict[str, Any] | None:
+    """The report of the run that made the live version, when it had ``fingerprint``
+    (nothing changed since: nothing to parse, load or write); else None."""
+    from vitalrag.graph.delta import Delta
+    from vitalrag.graph.version import current
+    from vitalrag.retrieve.index import RetrievalIndex
+
+    if record is None or record.get("fingerprint") != fingerprint or current(folder).graph is None:
+        return None
+    meta = RetrievalIndex.live_meta(folder)
+    if meta is None or meta.get("model") != record.get("model"):
+        return None
+    report = dict(record["report"])
+    files = report.get("files", 0)
+    report.update(parsed=0, reused=files, views=meta.get("views", report.get("views")),
+                  changes=Delta().to_dict(), unchanged_since=record.get("indexed_at"))
+    return report
 
 
 @click.command()
@@ -161,7 +229,9 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
         def run(changed: list[str], label: str = "catch-up") -> None:
             started = time.perf_counter()
             with _writing(folder, wait=True):
-                done = _index_run(path, store_location, folder, embedder, name=name, executor=pool)
+                # force: the first run reports the work it did, like every later one
+                done = _index_run(path, store_location, folder, embedder, name=name, executor=pool,
+                                  force=True)
             seconds = time.perf_counter() - started
             report, stats, phases = done.report, done.stats, done.phases
             what = f"{len(changed)} changed file(s)" if changed else label
@@ -196,16 +266,15 @@ def _push_views(store: GraphStore, retrieval: Any, repo: str, progress: Any = No
 
 def _prepare_write(store_location: str, index_dir: str | None, model: str | None,
                    embed: bool) -> tuple[Any, Path]:
-    """The embedder (loaded: a bad --model fails here, before the store is touched)
-    and the retrieval folder, once the folders to write are known to be writable."""
+    """The embedder (not loaded yet: ``_index_run`` loads it before it writes, and
+    not at all when nothing changed) and the retrieval folder, once the folders to
+    write are known to be writable."""
     from vitalrag.kernel.locks import check_writable
     from vitalrag.graph.store import is_server_uri
     from vitalrag.retrieve.api import index_folder
     from vitalrag.retrieve.dense import make_embedder
 
     embedder = make_embedder(model) if embed else None
-    if embedder is not None:
-        _ = embedder.dim  # the model loads lazily otherwise, after the graph was written
     folder = index_folder(store_location, index_dir)
     check_writable(folder)
     if not is_server_uri(store_location) and Path(store_location) != folder:
@@ -240,6 +309,10 @@ def _print_report(data: dict[str, Any], location: str) -> None:
 
     console = stderr_console()
     phases = data["phases"]
+    if data.get("unchanged_since"):
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(data["unchanged_since"]))
+        click.echo(f"{data['repo']} is unchanged since its index of {when}: nothing written "
+                   "(--force indexes it again)")
     click.echo(f"indexed {data['repo']}: {data['files']} files ({data['parsed']} parsed, "
                f"{data['reused']} unchanged), {data['loc']} lines in {data['seconds']:.2f}s into {location} "
                f"(graph {data['graph_seconds']:.2f}s, embed {phases.get('embed', 0.0):.2f}s)")

@@ -3,7 +3,8 @@
 Layout::
 
     current.json         {"format": 1, "graph": "graph-<id>.json", "retrieval": "retrieval-<id>",
-                          "previous": {"graph": ..., "retrieval": ...}}
+                          "previous": {"graph": ..., "retrieval": ...},
+                          "runs": {repo: {"fingerprint": ..., "report": ...}}}
     graph-<id>.json      a graph snapshot (``graph.memory``)
     retrieval-<id>/      a retrieval snapshot (``retrieve.index``)
 
@@ -16,6 +17,13 @@ The pair the pointer named before stays on disk until the next switch, for reade
 that are loading it; the switch removes anything older. With ``sweep`` (the writer
 holds the folder's writer lock, so no other run is writing snapshots) it also
 removes snapshots no pointer names, which writers that were killed left behind.
+
+``runs`` records, for each repository, the fingerprint of the index run that
+made the live version (its files' digests, options and model) and that run's
+report: a run whose fingerprint equals it has nothing to do, and answers without
+loading the graph or writing anything. A switch made by anything but an index
+run (a pull, a retrieval index saved alone) drops every record, so the next run
+does the work.
 
 A folder written before this layout (``graph.json`` beside a ``retrieval.json``
 pointer) is read as it is; its first switch moves it to this layout.
@@ -30,7 +38,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from vitalrag.errors import StoreCorrupt, VitalRAGError
 from vitalrag.kernel.files import replacing
@@ -87,14 +95,27 @@ def load_consistent(folder: str | os.PathLike[str], load: Callable[[Version], T]
     return load(version)
 
 
+def runs(folder: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """The record of the index run that made the live version, by repository
+    (see the module's docstring); empty when there is none."""
+    try:
+        data = json.loads((Path(folder) / VERSION_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    found = data.get("runs") if isinstance(data, dict) else None
+    return {k: v for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
+
+
 class Staged:
     """The snapshots one index run has written into ``folder``, switched to together
-    by ``commit``. Only a run that holds the folder's writer lock stages."""
+    by ``commit``. Only a run that holds the folder's writer lock stages. ``runs``:
+    the index runs' records of the new version (see ``runs``; None: none)."""
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder)
         self.graph: str | None = None
         self.retrieval: str | None = None
+        self.runs: dict[str, dict[str, Any]] | None = None
 
     def takes(self, folder: str | os.PathLike[str]) -> bool:
         """Whether snapshots written into ``folder`` wait for this commit."""
@@ -102,20 +123,22 @@ class Staged:
 
     def commit(self) -> Version:
         with folder_lock(self.folder):
-            return switch(self.folder, graph=self.graph, retrieval=self.retrieval, sweep=True)
+            return switch(self.folder, graph=self.graph, retrieval=self.retrieval, sweep=True, runs=self.runs)
 
 
 def switch(folder: str | os.PathLike[str], *, graph: str | None = None, retrieval: str | None = None,
-           sweep: bool = False) -> Version:
+           sweep: bool = False, runs: dict[str, dict[str, Any]] | None = None) -> Version:
     """Make ``graph`` and ``retrieval`` (snapshot names in ``folder``; None keeps the
     live one) the live version with one rename, then remove what no reader needs.
+    ``runs``: the index runs' records of the new version (None: none).
     The caller holds ``folder_lock(folder)``."""
     root = Path(folder)
     live, previous = _read(root)
     new = Version(graph or live.graph, retrieval or live.retrieval)
     with replacing(root / VERSION_FILE, durable=True) as tmp:  # the rename survives a power cut
         tmp.write_text(json.dumps({"format": FORMAT, "graph": new.graph, "retrieval": new.retrieval,
-                                   "previous": {"graph": live.graph, "retrieval": live.retrieval}}),
+                                   "previous": {"graph": live.graph, "retrieval": live.retrieval},
+                                   "runs": runs or {}}),
                        encoding="utf-8")
     keep = new.names() | live.names()
     dropped = previous.names() - keep

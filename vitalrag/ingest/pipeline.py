@@ -9,6 +9,7 @@ store as it was.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections import Counter
@@ -21,12 +22,12 @@ from vitalrag.errors import EmptyRepository, InputError, RepositoryNotFound
 from vitalrag.graph.delta import write_repository
 from vitalrag.graph.store import GraphStore
 from vitalrag.ingest.build import build_graph, tests_edges
-from vitalrag.ingest.cache import FactsCache, file_digest
+from vitalrag.ingest.cache import FACTS_VERSION, FactsCache, file_digest
 from vitalrag.ingest.facts import FileFacts
 from vitalrag.ingest.lang import REGISTRY
 from vitalrag.ingest.parallel import InProcess, ParseExecutor, ParsePool
 from vitalrag.ingest.parse import CacheTarget, source_text
-from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, walk_repository
+from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, WalkResult, walk_repository
 from vitalrag.model import UnresolvedRef, merge_edges
 
 Progress = Callable[[str, int, int], None]
@@ -64,6 +65,53 @@ class IndexReport:
         }
 
 
+@dataclass(slots=True)
+class Survey:
+    """A repository's files, the ones passed over, and every file's content digest:
+    what an index run reads before it parses anything, and enough to tell that
+    nothing changed since an earlier run (``fingerprint``)."""
+
+    root: Path
+    repo: str
+    max_bytes: int
+    walked: WalkResult
+    #: path -> blake2b of the file's bytes (absent: it could not be read)
+    digests: dict[str, str]
+
+    def fingerprint(self, **options: Any) -> str:
+        """A digest of the files, their contents, what was passed over and why, the
+        extraction's version and ``options`` (what else the run's output depends on)."""
+        h = hashlib.blake2b(digest_size=16)
+        h.update(repr((FACTS_VERSION, str(self.root), self.repo, self.max_bytes,
+                       sorted(options.items()))).encode())
+        for f in self.walked.files:
+            h.update(f"{f.path}\0{f.language}\0{self.digests.get(f.path, '-')}\n".encode())
+        for sk in self.walked.skipped:
+            h.update(f"{sk.path}\0{sk.reason}\n".encode())
+        return h.hexdigest()
+
+
+def survey(root: str | os.PathLike[str], *, name: str | None = None,
+           max_bytes: int = DEFAULT_MAX_BYTES) -> Survey:
+    """Walk the repository at ``root`` and digest its files (nothing is parsed)."""
+    root_path = Path(root)
+    if not root_path.is_dir():
+        raise RepositoryNotFound(f"repository path {root} "
+                                 + ("is not a folder" if root_path.exists() else "does not exist"))
+    root_path = root_path.resolve()
+    repo = _validate_name(name or root_path.name)
+    walked = walk_repository(root_path, max_bytes=max_bytes)
+    if not walked.files:
+        raise EmptyRepository(f"no source files to index under {root} ({len(walked.skipped)} skipped)")
+    digests: dict[str, str] = {}
+    for sf in walked.files:
+        try:
+            digests[sf.path] = file_digest(Path(sf.abspath).read_bytes())
+        except OSError:
+            continue  # parse_file reports why it cannot be read
+    return Survey(root_path, repo, max_bytes, walked, digests)
+
+
 def index_repository(
     root: str | os.PathLike[str],
     store: GraphStore,
@@ -74,6 +122,7 @@ def index_repository(
     progress: Progress | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     executor: ParseExecutor | None = None,
+    surveyed: Survey | None = None,
 ) -> IndexReport:
     """Index the repository at ``root`` into ``store``, replacing an earlier index of it.
 
@@ -82,31 +131,26 @@ def index_repository(
     With ``cache_dir``, files whose content is unchanged since the last run are
     not parsed again (their extraction is cached there); the whole repository is
     still resolved again, and only the difference is written to the store, so
-    the result equals a clean rebuild.
+    the result equals a clean rebuild. ``surveyed``: the walk of ``root`` made by
+    the caller (``survey``), not made again.
     """
     if executor is None and workers is not None and workers > 1:
         with ParsePool(workers) as pool:
             return index_repository(root, store, name=name, max_bytes=max_bytes, progress=progress,
-                                    cache_dir=cache_dir, executor=pool)
+                                    cache_dir=cache_dir, executor=pool, surveyed=surveyed)
     started = time.perf_counter()
     phases: dict[str, float] = {}
 
     def phase(step: str) -> None:
         phases[step] = time.perf_counter() - started - sum(phases.values())
 
-    root_path = Path(root)
-    if not root_path.is_dir():
-        raise RepositoryNotFound(f"repository path {root} "
-                                 + ("is not a folder" if root_path.exists() else "does not exist"))
-    root_path = root_path.resolve()
-    repo = _validate_name(name or root_path.name)
-    walked = walk_repository(root_path, max_bytes=max_bytes)
-    if not walked.files:
-        raise EmptyRepository(f"no source files to index under {root} ({len(walked.skipped)} skipped)")
+    found = surveyed or survey(root, name=name, max_bytes=max_bytes)
+    root_path, repo, walked = found.root, found.repo, found.walked
     executor = executor or InProcess()
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
     try:
-        todo, reused, digests = _split_by_cache(walked.files, cache)
+        digests = dict(found.digests)
+        todo, reused = _split_by_cache(walked.files, cache, digests)
         phase("walk")
         tick = _counter(progress, "parse", len(todo))
         target = CacheTarget(cache.segment_prefix, digests) if cache is not None else None
@@ -169,19 +213,22 @@ def index_repository(
     )
 
 
-def _split_by_cache(files: list[SourceFile], cache: FactsCache | None
-                    ) -> tuple[list[SourceFile], list[FileFacts], dict[str, str]]:
-    """Files to parse, cached facts of unchanged files, and the content digests."""
+def _split_by_cache(files: list[SourceFile], cache: FactsCache | None, digests: dict[str, str]
+                    ) -> tuple[list[SourceFile], list[FileFacts]]:
+    """Files to parse, and cached facts of unchanged files. A file that changed since
+    its digest was taken loses its digest (its facts are not cached this run)."""
     if cache is None:
-        return list(files), [], {}
-    digests: dict[str, str] = {}
+        return list(files), []
     wanted: dict[str, tuple[str, str, str]] = {}
     for sf in files:
+        digest = digests.get(sf.path)
         try:
             raw = Path(sf.abspath).read_bytes()
         except OSError:
             continue  # parse_file reports why it cannot be read
-        digests[sf.path] = digest = file_digest(raw)
+        if digest is None or file_digest(raw) != digest:
+            digests.pop(sf.path, None)  # changed since the survey: parsed, not cached
+            continue
         try:
             wanted[sf.path] = (digest, sf.language, source_text(raw))
         except UnicodeDecodeError:
@@ -190,7 +237,7 @@ def _split_by_cache(files: list[SourceFile], cache: FactsCache | None
     del wanted
     todo = [sf for sf in files if sf.path not in hits]
     reused = [hits[sf.path] for sf in files if sf.path in hits]
-    return todo, reused, digests
+    return todo, reused
 
 
 def _counter(progress: Progress | None, stage: str, total: int) -> Callable[[int], None] | None:

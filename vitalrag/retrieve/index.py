@@ -292,6 +292,17 @@ class RetrievalIndex:
                                    f"{size} {what} entries; {hint}")
         return cls(root, views, sparse, dense, meta.get("model"))
 
+    @staticmethod
+    def live_meta(folder: str | os.PathLike[str]) -> dict[str, object] | None:
+        """The live snapshot's meta.json (schema version, view count, model), or None
+        when there is no snapshot or it cannot be read."""
+        name = current(folder).retrieval
+        try:
+            meta = json.loads((Path(folder) / name / "meta.json").read_text()) if name else None
+        except (OSError, ValueError):
+            return None
+        return meta if isinstance(meta, dict) and meta.get("schema_version") == RETRIEVAL_SCHEMA else None
+
     def size_on_disk(self) -> int:
         live = current(self.folder).retrieval
         paths = [self.folder / live] if live else []
