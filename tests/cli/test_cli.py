@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from tests_support import graph_file
 
 from vitalrag.cli import main
+from vitalrag.kernel.files import read_packed
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
@@ -120,7 +121,7 @@ def test_missing_store(runner, tmp_path):
 def test_other_schema_version_is_refused_and_kept(runner, indexed):
     store, _ = indexed
     graph = graph_file(store)
-    data = json.loads(graph.read_text())
+    data = json.loads(read_packed(graph))
     data["schema_version"] = 999
     graph.write_text(json.dumps(data))
     before = graph.read_bytes()

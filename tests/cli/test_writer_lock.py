@@ -10,6 +10,8 @@ from pathlib import Path
 
 from tests_support import graph_file, retrieval_snapshot
 
+from vitalrag.kernel.files import read_packed
+
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 HOLD = """
 import sys
@@ -66,11 +68,11 @@ def test_a_writer_with_wait_waits_for_the_first_and_keeps_both(tmp_path):
     for p in (a, b):
         out, err = p.communicate(timeout=180)
         assert p.returncode == 0, err
-    graph = json.loads(graph_file(store).read_text())
+    graph = json.loads(read_packed(graph_file(store)))
     text = json.dumps(graph)
     assert '"py_resolution:' in text and '"js_basic:' in text
     snapshot = retrieval_snapshot(store)
-    repos = {v["repo"] for v in json.loads((snapshot / "views.json").read_text())}
+    repos = {v["repo"] for v in json.loads(read_packed(snapshot / "views.json.gz"))}
     assert repos == {"py_resolution", "js_basic"}
 
 

@@ -1,14 +1,16 @@
-"""The embedded default store: a networkx graph persisted to one JSON file.
+"""The embedded default store: a networkx graph persisted to one gzip-compressed
+JSON file.
 
 Layout of the index folder (``graph.version`` names the live snapshot)::
 
     .vitalrag/current.json         which graph (and retrieval) snapshot is live
-    .vitalrag/graph-<id>.json      {"schema_version", "file_format", "objects", "edges",
+    .vitalrag/graph-<id>.json.gz   {"schema_version", "file_format", "objects", "edges",
                                     "unresolved", "sources", "meta"}
 
 ``objects`` are the objects' fields; ``edges`` are ``[source, target, kind,
 lines]`` and ``unresolved`` ``[source, kind, name, line, reason]`` arrays
-(``FILE_FORMAT``). A folder of the older layout has its graph in ``graph.json``.
+(``FILE_FORMAT``). A folder of the older layout has its graph in ``graph.json``;
+snapshots written before compression (``graph-<id>.json``) are read as they are.
 
 ``save`` writes a temporary file in the same folder, fsyncs it, renames it to a
 new snapshot name and then switches the version pointer to it (or, while an
@@ -35,7 +37,7 @@ import networkx as nx
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
-from vitalrag.kernel.files import temp_file
+from vitalrag.kernel.files import packed, read_packed, temp_file
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.store import Direction, sorted_export
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
@@ -72,7 +74,7 @@ def _pause_for_tests() -> None:
 def _new_name(folder: Path) -> str:
     """A graph snapshot name not taken in ``folder`` (the caller holds its folder lock)."""
     while True:
-        name = f"graph-{secrets.token_hex(6)}.json"
+        name = f"graph-{secrets.token_hex(6)}.json.gz"
         if not (folder / name).exists():
             return name
 
@@ -122,8 +124,8 @@ class MemoryStore:
 
     def _load(self, path: Path) -> None:
         try:
-            data = orjson.loads(path.read_bytes())
-        except (OSError, orjson.JSONDecodeError) as exc:
+            data = orjson.loads(read_packed(path))
+        except (OSError, EOFError, orjson.JSONDecodeError) as exc:
             raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
         if not isinstance(data, dict) or "schema_version" not in data:
             raise StoreCorrupt(f"cannot read index {path}: not a VitalRAG index file")
@@ -171,7 +173,7 @@ class MemoryStore:
             "sources": self._sources,
             "meta": self._meta,
         }
-        data = orjson.dumps(payload)
+        data = packed(orjson.dumps(payload))
         with folder_lock(self.folder):
             for stale in self.folder.glob(".graph-*.tmp"):  # left by a writer that was killed
                 stale.unlink(missing_ok=True)

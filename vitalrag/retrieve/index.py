@@ -5,7 +5,8 @@ that goes with a Neo4j store)::
 
     current.json             the live graph and retrieval snapshots (``graph.version``)
     retrieval-<n>/meta.json  schema version, view count, model
-    retrieval-<n>/views.json the views, in index order (the id map of both indexes)
+    retrieval-<n>/views.json.gz the views, in index order (the id map of both indexes),
+                             gzip-compressed JSON (``views.json``: written uncompressed)
     retrieval-<n>/bm25/      bm25s arrays
     retrieval-<n>/dense/     vectors.faiss + model.json (absent with --no-embed)
     embeddings/<model>.npz   vectors by view content hash, reused across builds
@@ -35,7 +36,7 @@ import numpy as np
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
-from vitalrag.kernel.files import temp_dir
+from vitalrag.kernel.files import packed, read_packed, temp_dir
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.version import LEGACY_POINTER, Staged, Version, current, load_consistent, switch
 from vitalrag.graph.store import GraphStore
@@ -47,6 +48,7 @@ from vitalrag.retrieve.views import ViewConfig, build_views, embeds
 log = logging.getLogger(__name__)
 
 RETRIEVAL_SCHEMA = 1
+VIEWS_FILE = "views.json.gz"
 #: the pointer of the older layout (see ``graph.version``)
 POINTER = LEGACY_POINTER
 
@@ -248,7 +250,7 @@ class RetrievalIndex:
         snap = temp_dir(self.folder, "retrieval-")  # the umask's mode (mkdtemp: 0700)
         try:
             # orjson writes the dataclasses' fields as they are (UTF-8, the same JSON as to_dict)
-            (snap / "views.json").write_bytes(orjson.dumps(self.views))
+            (snap / VIEWS_FILE).write_bytes(packed(orjson.dumps(self.views)))
             self.sparse.save(snap / "bm25")
             if self.dense is not None:
                 self.dense.save(snap / "dense")
@@ -277,8 +279,11 @@ class RetrievalIndex:
             if meta.get("schema_version") != RETRIEVAL_SCHEMA:
                 raise SchemaMismatch(f"retrieval index {snap} has schema version "
                                      f"{meta.get('schema_version')}, expected {RETRIEVAL_SCHEMA}: re-index")
-            views = [View.from_dict(d) for d in orjson.loads((snap / "views.json").read_bytes())]
-        except (OSError, ValueError, TypeError, KeyError) as exc:
+            views_file = snap / VIEWS_FILE
+            if not views_file.exists() and (snap / "views.json").exists():
+                views_file = snap / "views.json"  # written before snapshots were compressed
+            views = [View.from_dict(d) for d in orjson.loads(read_packed(views_file))]
+        except (OSError, EOFError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
         hint = "re-index (`vitalrag index PATH`) to rebuild it"
         try:
