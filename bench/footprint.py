@@ -6,8 +6,8 @@ Writes a synthetic Python repository (``--files`` modules in packages of 1,000,
 each a class with two methods and a function that calls into the previous
 module, about 20 lines), then runs, each in a fresh ``vitalrag`` process:
 
-1. ``index`` (first run), 2. ``index`` again with nothing changed, 3. one
-``search`` and 4. one ``context`` from the CLI; for each it prints wall time and
+1. ``index`` (first run), 2. ``index`` again with nothing changed, 3. ``index``
+after one file was edited, 4. one ``search`` and 5. one ``context`` from the CLI; for each it prints wall time and
 peak RSS (``/usr/bin/time``-free: ``resource.getrusage`` of the child), and
 after the runs the store's size on disk by part (graph, facts, retrieval:
 views, BM25, dense), beside the targets of issue 20 (store < 150 MB, unchanged
@@ -116,22 +116,28 @@ def main() -> None:
     shutil.rmtree(store, ignore_errors=True)
     vr = [sys.executable, "-m", "vitalrag"]
     embed = ["--no-embed"] if args.model == "none" else ([] if args.model == "default" else ["--model", args.model])
+    index = [*vr, "index", str(repo), "--store", str(store), "--name", "big", *embed]
     rows = []
     for label, cmd in [
-        ("index (first)", [*vr, "index", str(repo), "--store", str(store), "--name", "big", *embed]),
-        ("index (unchanged)", [*vr, "index", str(repo), "--store", str(store), "--name", "big", *embed]),
+        ("index (first)", index),
+        ("index (unchanged)", index),
+        ("index (1 file edited)", ["EDIT", *index]),
         ("search", [*vr, "search", "records of kind 4242", "--store", str(store), "--retriever", "bm25"]),
         ("context", [*vr, "context", "Sum the values of records of kind 4242", "--store", str(store),
                      "--budget", "2048"]),
     ]:
+        if cmd[0] == "EDIT":
+            with (repo / "pkg0" / "mod1.py").open("a", encoding="utf-8") as fh:
+                fh.write(f"\n\ndef edited_{time.time_ns()}():\n    return 0\n")
+            cmd = cmd[1:]
         wall, rss, rc = measured(cmd)
         rows.append((label, wall, rss, rc))
     size, on_disk = parts(store)
     total = sum(size.values())
     print(f"\n{args.files:,} files ({args.shape}), model {args.model}")
-    print(f"{'step':<20} {'wall s':>8} {'peak MB':>9} {'exit':>5}")
+    print(f"{'step':<22} {'wall s':>8} {'peak MB':>9} {'exit':>5}")
     for label, wall, rss, rc in rows:
-        print(f"{label:<20} {wall:>8.1f} {rss:>9.0f} {rc:>5}")
+        print(f"{label:<22} {wall:>8.1f} {rss:>9.0f} {rc:>5}")
     print(f"\n{'store part':<28} {'MB':>8}")
     for name, b in sorted(size.items(), key=lambda kv: -kv[1]):
         print(f"{name:<28} {b / 1e6:>8.1f}")

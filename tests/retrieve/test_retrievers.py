@@ -237,3 +237,21 @@ def test_kinds_not_embedded_are_never_dense_hits(pyr_store, monkeypatch):
     for h in hits[:5]:
         pos = index.by_id[h.view.id]
         assert h.score == pytest.approx(float(rows[pos] @ emb.encode(["def slugify(text)"])[0]), abs=1e-5)
+
+
+def test_every_vector_is_on_disk_once(tmp_path):
+    """The live snapshot holds its views' vectors; the cache only those it does
+    not (an earlier state's, and zero vectors), so the folder holds each once."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "py_resolution", repo)
+    store = MemoryStore(tmp_path / "idx")
+    emb = CountingEmbedder()
+    for text in ("def tool():\n    return 41\n", "def tool():\n    return 42\n"):
+        (repo / "pkg" / "util.py").write_text(text)
+        index_repository(repo, store, name="r", workers=1)
+        RetrievalIndex.build(store, store.folder, embedder=emb)
+    index = RetrievalIndex.load(store.folder)
+    assert index.dense is not None and index.dense.hashes is not None
+    in_snapshot = set(index.dense.hashes.tolist())
+    cached = set(np.load(next((store.folder / "embeddings").glob("*.npz")))["hashes"].tolist())
+    assert in_snapshot and cached and not in_snapshot & cached

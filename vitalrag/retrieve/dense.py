@@ -15,7 +15,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -253,7 +253,11 @@ def _slug(name: str) -> str:
 
 
 class EmbeddingCache:
-    """Vectors by content hash for one model, in ``cache/<model>.npz``."""
+    """Vectors by content hash for one model, in ``cache/<model>.npz``: those no live
+    retrieval snapshot holds (the snapshot's own, ``DenseIndex.by_hash``, are read
+    from it), so that going back to an earlier state (a branch switched back, an
+    edit undone, an older commit indexed, the previous model) does not encode its
+    views again, while every vector is on disk once."""
 
     def __init__(self, folder: Path, model: str) -> None:
         self.path = folder / f"{_slug(model)}.npz"
@@ -267,37 +271,56 @@ class EmbeddingCache:
                 log.warning("ignoring unreadable embedding cache %s: %s", self.path, exc)
                 self.vectors = {}
 
-    def save(self, keep: Sequence[str]) -> None:
-        """Write the vectors of ``keep`` (the current views) and, most recently
-        current first, as many of the others as there are of those: going back to
-        an earlier state (a branch switched back, an edit undone, an older commit
-        indexed) does not encode its views again, and the cache stays within twice
-        the index."""
+    def save(self, keep: Iterable[str], displaced: Mapping[str, np.ndarray] | None = None,
+             limit: int | None = None) -> None:
+        """Write the vectors that are not in ``keep`` (the views of the snapshot being
+        written, which holds those): first those ``displaced`` from the snapshot it
+        replaces, then this cache's own, at most ``limit`` (default: as many as
+        ``keep`` has), so the cache stays within the size of the index."""
+        held = set(keep)
+        limit = len(held) if limit is None else limit
+        older = {h: v for h, v in (displaced or {}).items() if h not in held}
+        for h, v in self.vectors.items():
+            if h not in held:
+                older.setdefault(h, v)
+        hashes = list(older)[:limit]
+        if not hashes and not self.path.exists():
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        current = [h for h in dict.fromkeys(keep) if h in self.vectors]
-        held = set(current)
-        older = [h for h in self.vectors if h not in held][:len(current)]
-        hashes = current + older
-        vectors = np.stack([self.vectors[h] for h in hashes]) if hashes else np.zeros((0, 1), np.float32)
+        vectors = np.stack([older[h] for h in hashes]) if hashes else np.zeros((0, 1), np.float32)
         with replacing(self.path) as tmp:
             np.savez(tmp, hashes=np.array(hashes, dtype=str), vectors=vectors)
 
 
 def embed_views(hashes: Sequence[str], texts: Sequence[str], embedder: Embedder, cache_folder: Path,
-                progress: Progress | None = None) -> tuple[np.ndarray, int]:
-    """Vectors for the texts (cached by hash); returns them and how many were encoded."""
+                progress: Progress | None = None,
+                held: Mapping[str, np.ndarray] | None = None) -> tuple[np.ndarray, int]:
+    """Vectors for the texts, by hash from ``held`` (the live snapshot's, of this
+    model) or the cache, else encoded; returns them and how many were encoded.
+    The cache keeps what ``held`` had and the new vectors do not."""
+    held = held or {}
     cache = EmbeddingCache(cache_folder, embedder.name)
-    missing = [i for i, h in enumerate(hashes) if h not in cache.vectors]
+    known: dict[str, np.ndarray] = {}
     todo: dict[str, str] = {}
-    for i in missing:
-        todo.setdefault(hashes[i], texts[i])
+    for h, text in zip(hashes, texts):
+        if h in known or h in todo:
+            continue
+        vec = held.get(h)
+        if vec is None:
+            vec = cache.vectors.get(h)
+        if vec is None:
+            todo[h] = text
+        else:
+            known[h] = vec
     if todo:
         encoded = embedder.encode(list(todo.values()), progress=progress)
         for h, vec in zip(todo, encoded):
-            cache.vectors[h] = vec
-    cache.save(hashes)
-    dim = embedder.dim if not hashes else len(cache.vectors[hashes[0]])
-    matrix = np.stack([cache.vectors[h] for h in hashes]).astype(np.float32) if hashes else np.zeros((0, dim), np.float32)
+            known[h] = vec
+    # the snapshot holds no zero vector (texts with no direction): the cache keeps those
+    zero = {h: v for h, v in known.items() if not v.any()}
+    cache.save([h for h in known if h not in zero], displaced={**zero, **held}, limit=len(known))
+    dim = embedder.dim if not hashes else len(known[hashes[0]])
+    matrix = np.stack([known[h] for h in hashes]).astype(np.float32) if hashes else np.zeros((0, dim), np.float32)
     return matrix, len(todo)
 
 
@@ -310,15 +333,19 @@ class DenseIndex:
     texts with no direction are not searched densely."""
 
     def __init__(self, index: object, model: str, positions: np.ndarray | None = None,
-                 views: int | None = None) -> None:
+                 views: int | None = None, hashes: np.ndarray | None = None) -> None:
         self._index = index
         self.model = model
         self.positions = positions
+        #: the content hash of each vector's view, in FAISS's order (None: not known,
+        #: a snapshot of an earlier version)
+        self.hashes = hashes
         self.views = int(self._index.ntotal) if views is None else views  # type: ignore[attr-defined]
 
     @classmethod
-    def build(cls, vectors: np.ndarray, model: str) -> DenseIndex:
-        """The index of ``vectors`` (one row per view; a zero row: no vector)."""
+    def build(cls, vectors: np.ndarray, model: str, hashes: Sequence[str] | None = None) -> DenseIndex:
+        """The index of ``vectors`` (one row per view; a zero row: no vector);
+        ``hashes``: the content hash of each view (kept for the next build)."""
         import faiss
 
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -327,7 +354,18 @@ class DenseIndex:
         index = faiss.IndexFlatIP(vectors.shape[1])
         if len(present):
             index.add(vectors if positions is None else np.ascontiguousarray(vectors[positions]))
-        return cls(index, model, positions, len(vectors))
+        held = None
+        if hashes is not None:
+            held = np.array(hashes, dtype=str)
+            held = held if positions is None else held[positions]
+        return cls(index, model, positions, len(vectors), held)
+
+    def by_hash(self) -> dict[str, np.ndarray]:
+        """Each vector by its view's content hash (empty when the hashes are not known)."""
+        if self.hashes is None or not self.size:
+            return {}
+        held = np.asarray(self._index.reconstruct_n(0, self.size), dtype=np.float32)  # type: ignore[attr-defined]
+        return dict(zip(self.hashes.tolist(), held))
 
     def save(self, folder: Path) -> None:
         import faiss
@@ -335,9 +373,10 @@ class DenseIndex:
         folder.mkdir(parents=True, exist_ok=True)
         with replacing(folder / "vectors.faiss") as tmp:
             faiss.write_index(self._index, str(tmp))  # type: ignore[call-overload]
-        if self.positions is not None:
-            with replacing(folder / "positions.npy") as tmp, open(tmp, "wb") as fh:
-                np.save(fh, self.positions, allow_pickle=False)
+        for name, array in (("positions.npy", self.positions), ("hashes.npy", self.hashes)):
+            if array is not None:
+                with replacing(folder / name) as tmp, open(tmp, "wb") as fh:
+                    np.save(fh, array, allow_pickle=False)
         (folder / "model.json").write_text(json.dumps({"model": self.model, "dim": self.dim,
                                                        "views": self.views}))
 
@@ -350,17 +389,21 @@ class DenseIndex:
         try:
             meta = json.loads((folder / "model.json").read_text())
             index = faiss.read_index(str(folder / "vectors.faiss"))
-            positions = None
+            positions = hashes = None
             if (folder / "positions.npy").is_file():
                 positions = np.load(folder / "positions.npy", allow_pickle=False).astype(np.int64)
+            if (folder / "hashes.npy").is_file():
+                hashes = np.load(folder / "hashes.npy", allow_pickle=False)
         except (OSError, ValueError, RuntimeError) as exc:
             raise StoreCorrupt(f"cannot read dense index in {folder}: {exc}") from exc
-        size = int(index.ntotal)  # type: ignore[attr-defined]
+        size = int(index.ntotal)
         views = int(meta.get("views", size))
         if positions is not None and (len(positions) != size or (size and int(positions.max()) >= views)):
             raise StoreCorrupt(f"dense index in {folder} is damaged: {size} vectors but "
                                f"{len(positions)} positions for {views} views")
-        return cls(index, meta["model"], positions, views)
+        if hashes is not None and len(hashes) != size:
+            raise StoreCorrupt(f"dense index in {folder} is damaged: {size} vectors but {len(hashes)} hashes")
+        return cls(index, meta["model"], positions, views, hashes)
 
     @property
     def dim(self) -> int:

@@ -41,7 +41,7 @@ from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.version import LEGACY_POINTER, Staged, Version, current, load_consistent, switch
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import View
-from vitalrag.retrieve.dense import DenseIndex, Embedder, embed_views
+from vitalrag.retrieve.dense import DenseIndex, Embedder, EmbeddingCache, embed_views
 from vitalrag.retrieve.sparse import SparseIndex
 from vitalrag.retrieve.views import ViewConfig, build_views, embeds
 
@@ -217,16 +217,23 @@ class RetrievalIndex:
         phase("views")
         dense = None
         model = None
+        live = _live_dense(root)  # its vectors are reused, not encoded again
+        held = live.by_hash() if live is not None else {}
         if embedder is not None:
             # only the kinds worth a vector are encoded; the others are rows of zeros
             chosen = [i for i, v in enumerate(views) if embeds(v)]
+            same = live is not None and live.model == embedder.name
             encoded, stats.encoded = embed_views([views[i].content_hash for i in chosen],
                                                  [texts[i] for i in chosen], embedder, root / "embeddings",
-                                                 progress)
+                                                 progress, held=held if same else None)
             vectors = np.zeros((len(views), encoded.shape[1]), dtype=np.float32)
             vectors[chosen] = encoded
-            dense = DenseIndex.build(vectors, embedder.name)
+            dense = DenseIndex.build(vectors, embedder.name, hashes=[v.content_hash for v in views])
             model = stats.model = embedder.name
+        if live is not None and held and (embedder is None or live.model != embedder.name):
+            # the live snapshot's model is being replaced: its vectors go to that model's cache
+            cache = EmbeddingCache(root / "embeddings", live.model)
+            cache.save((), displaced=held, limit=len(held) + len(cache.vectors))
         phase("embed")
         index = cls(root, views, sparse, dense, model)
         _pause_for_tests()
@@ -313,6 +320,16 @@ class RetrievalIndex:
         paths = [self.folder / live] if live else []
         paths.append(self.folder / "embeddings")
         return sum(p.stat().st_size for base in paths if base.exists() for p in base.rglob("*") if p.is_file())
+
+
+def _live_dense(root: Path) -> DenseIndex | None:
+    """The dense index of the live snapshot of ``root`` (None: none, or unreadable)."""
+    try:
+        name = current(root).retrieval
+        return DenseIndex.load(root / name / "dense") if name else None
+    except (StoreCorrupt, OSError) as exc:
+        log.warning("not reusing the vectors of %s: %s", root, exc)
+        return None
 
 
 def _pause_for_tests() -> None:

@@ -40,7 +40,7 @@ from vitalrag.graph.neo4j_views import Found, Neo4jViews, RepoModel, ViewWrite, 
 from vitalrag.graph.store import GraphStore
 from vitalrag.graph.version import Staged
 from vitalrag.model import View
-from vitalrag.retrieve.dense import DenseIndex, EmbeddingCache
+from vitalrag.retrieve.dense import DenseIndex
 from vitalrag.retrieve.index import Hits, RetrievalIndex
 from vitalrag.retrieve.sparse import SparseIndex
 from vitalrag.kernel.text import code_tokens
@@ -259,11 +259,7 @@ def pull_views(store: GraphStore, folder: str | Path, repos: Sequence[str] | Non
         for v in out_views:
             vecs.setdefault(v.id, zero)
         matrix = np.stack([vecs[v.id] for v in out_views]) if out_views else np.zeros((0, 1), np.float32)
-        dense = DenseIndex.build(matrix, model)
-        cache = EmbeddingCache(root / "embeddings", model)
-        for v in out_views:
-            cache.vectors.setdefault(v.content_hash, vecs[v.id])
-        cache.save([v.content_hash for v in out_views])
+        dense = DenseIndex.build(matrix, model, hashes=[v.content_hash for v in out_views])
     index = RetrievalIndex(root, out_views, SparseIndex.build([v.text for v in out_views]), dense, model)
     index.save(staged)
     return index, read
