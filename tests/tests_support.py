@@ -92,6 +92,23 @@ def pair_mismatch(retriever: object) -> set[str]:
     return (viewed - {o.id for o in objects}) | ({o.id for o in objects if o.kind in DEFINITION_KINDS} - viewed)
 
 
+def graph_payload(store: Path) -> dict:
+    """What the live graph snapshot of an index folder holds (``MemoryStore``'s payload)."""
+    from vitalrag.graph import packed
+
+    return packed.read(graph_file(store))
+
+
+def write_graph_payload(store: Path, payload: dict) -> None:
+    """Replace the live graph snapshot of an index folder with ``payload``."""
+    from vitalrag.graph import packed
+
+    path = graph_file(store)
+    tmp = path.with_name(".edited.tmp")
+    packed.write(tmp, payload)
+    tmp.replace(path)
+
+
 def graph_file(store: Path) -> Path:
     """The live graph file of an index folder."""
     from vitalrag.graph.memory import graph_path

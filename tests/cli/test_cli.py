@@ -8,10 +8,9 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from tests_support import graph_file
+from tests_support import graph_file, graph_payload, write_graph_payload
 
 from vitalrag.cli import main
-from vitalrag.kernel.files import read_packed
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
@@ -121,9 +120,9 @@ def test_missing_store(runner, tmp_path):
 def test_other_schema_version_is_refused_and_kept(runner, indexed):
     store, _ = indexed
     graph = graph_file(store)
-    data = json.loads(read_packed(graph))
+    data = graph_payload(store)
     data["schema_version"] = 999
-    graph.write_text(json.dumps(data))
+    write_graph_payload(store, data)
     before = graph.read_bytes()
     r = runner.invoke(main, ["objects", "--store", str(store)])
     _assert_clean_error(r, "schema version 999")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests_support import graph_file, retrieval_snapshot
+from tests_support import graph_file, graph_payload, retrieval_snapshot
 
 from vitalrag.kernel.files import read_packed
 
@@ -68,7 +68,7 @@ def test_a_writer_with_wait_waits_for_the_first_and_keeps_both(tmp_path):
     for p in (a, b):
         out, err = p.communicate(timeout=180)
         assert p.returncode == 0, err
-    graph = json.loads(read_packed(graph_file(store)))
+    graph = graph_payload(store)
     text = json.dumps(graph)
     assert '"py_resolution:' in text and '"js_basic:' in text
     snapshot = retrieval_snapshot(store)

@@ -86,9 +86,39 @@ def open_neo4j(repo: str, neo4j_url: str) -> Iterator[object]:
     purge(uri, repo)
 
 
-@pytest.fixture(params=["memory", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+class PackedReads:
+    """A ``MemoryStore`` whose reads, once it is saved and until the next write, come
+    from its saved snapshot read by the piece (``graph.packed.PackedGraph``, what a
+    one-shot CLI command reads): every read of the suite checks that both agree."""
+
+    READS = frozenset({"get_objects", "find_objects", "find_edges", "edges_of", "adjacent", "neighbors",
+                       "same_file", "unresolved", "source", "get_meta", "repositories", "counts", "export"})
+
+    def __init__(self, folder: Path) -> None:
+        self.inner = MemoryStore(folder)
+        self.location = self.inner.location
+        self.packed: GraphStore | None = None
+
+    def save(self) -> None:
+        from vitalrag.graph.memory import open_snapshot
+
+        self.inner.save()
+        self.packed = open_snapshot(self.inner.folder)
+
+    def __getattr__(self, name: str) -> object:
+        if name in self.READS and self.packed is not None:
+            return getattr(self.packed, name)
+        if name not in self.READS:
+            self.packed = None  # a write: reads come from the store until it is saved again
+        return getattr(self.inner, name)
+
+
+@pytest.fixture(params=["memory", "packed", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
     if request.param == "memory":
         yield MemoryStore(tmp_path / "index")
+        return
+    if request.param == "packed":
+        yield PackedReads(tmp_path / "index")  # type: ignore[misc]
         return
     yield request.getfixturevalue("open_neo4j")()

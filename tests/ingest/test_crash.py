@@ -12,6 +12,8 @@ from pathlib import Path
 
 from tests_support import make_python_tree
 
+from vitalrag.graph import packed
+
 from vitalrag.graph.memory import PAUSE_BEFORE_RENAME_ENV, MemoryStore
 from vitalrag.retrieve.api import Retriever
 
@@ -91,7 +93,7 @@ def test_kill_inside_the_graph_save_keeps_previous_index(tmp_path):
     assert MemoryStore.open(store, create=False).export() == before
     # the new graph was whole in its temporary file when the writer died
     (tmp,) = store.glob(".graph-*.tmp")
-    assert "Changed function" in tmp.read_text()
+    assert any("Changed function" in text for text in packed.read(tmp)["sources"].values())
 
     proc = _index(repo, store)
     _, err = proc.communicate(timeout=120)

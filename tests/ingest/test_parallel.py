@@ -13,13 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from tests_support import graph_file, make_java_tree, make_python_tree
+from tests_support import graph_file, graph_payload, make_java_tree, make_python_tree
 
 from vitalrag.graph import delta
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository, parallel, parse, pipeline
 from vitalrag.ingest.parallel import ParsePool
-from vitalrag.kernel.files import read_packed
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
@@ -257,7 +256,7 @@ def test_the_saved_graph_is_the_same_whatever_the_workers(tmp_path, parallel_fro
         store = MemoryStore(tmp_path / f"w{workers}")
         with _pool(workers) as pool:
             index_repository(root, store, name="j", executor=pool)
-        data = orjson.loads(read_packed(graph_file(tmp_path / f"w{workers}")))
+        data = graph_payload(tmp_path / f"w{workers}")
         data.pop("meta")
         saved.append(data)
     assert saved[0] == saved[1] == saved[2]

@@ -8,13 +8,12 @@ from pathlib import Path
 import networkx as nx
 import orjson
 import pytest
-from tests_support import graph_file
+from tests_support import graph_file, graph_payload, write_graph_payload
 
 from vitalrag.errors import StoreCorrupt, StoreError
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.graph.store import open_store
 from vitalrag.ingest import index_repository
-from vitalrag.kernel.files import read_packed
 from vitalrag.model import CodeObject, Edge, merge_edges
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
@@ -145,7 +144,7 @@ def test_store_reads_the_first_file_format(tmp_path):
     (file format 1: one object each) load into the same graph."""
     store = MemoryStore(tmp_path / "new")
     index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
-    data = orjson.loads(read_packed(graph_file(tmp_path / "new")))
+    data = graph_payload(tmp_path / "new")
     assert data["file_format"] == 2 and isinstance(data["edges"][0], list)
     data.pop("file_format")
     data["edges"] = [{"source": s, "target": t, "kind": k, "lines": lines} for s, t, k, lines in data["edges"]]
@@ -160,10 +159,9 @@ def test_store_reads_the_first_file_format(tmp_path):
 def test_malformed_edge_rows_are_a_corrupt_store(tmp_path):
     store = MemoryStore(tmp_path / "idx")
     index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
-    path = graph_file(tmp_path / "idx")
-    data = orjson.loads(read_packed(path))
+    data = graph_payload(tmp_path / "idx")
     data["edges"][0] = data["edges"][0][:2]  # a row without kind and lines
-    path.write_bytes(orjson.dumps(data))
+    write_graph_payload(tmp_path / "idx", data)
     with pytest.raises(StoreCorrupt, match="malformed content"):
         MemoryStore.open(tmp_path / "idx", create=False)
 

@@ -37,9 +37,10 @@ import networkx as nx
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
-from vitalrag.kernel.files import packed, read_packed, temp_file
+from vitalrag.graph import packed
+from vitalrag.kernel.files import read_packed, temp_file
 from vitalrag.kernel.locks import folder_lock
-from vitalrag.graph.store import Direction, sorted_export
+from vitalrag.graph.store import Direction, GraphStore, sorted_export
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
 from vitalrag.model import (
     DEFINITION_KINDS,
@@ -74,9 +75,20 @@ def _pause_for_tests() -> None:
 def _new_name(folder: Path) -> str:
     """A graph snapshot name not taken in ``folder`` (the caller holds its folder lock)."""
     while True:
-        name = f"graph-{secrets.token_hex(6)}.json.gz"
+        name = f"graph-{secrets.token_hex(6)}{packed.SUFFIX}"
         if not (folder / name).exists():
             return name
+
+
+def open_snapshot(folder: str | os.PathLike[str], version: Version | None = None) -> GraphStore:
+    """The graph of ``folder`` (or of its ``version``) for one reader that asks a few
+    questions and goes: read by the piece where the snapshot allows it
+    (``packed.PackedGraph``), else loaded whole."""
+    if version is None:
+        return load_consistent(folder, lambda v: open_snapshot(folder, v))
+    if version.graph is not None and version.graph.endswith(packed.SUFFIX):
+        return packed.PackedGraph(Path(folder) / version.graph, location=str(Path(folder)))
+    return MemoryStore.open(folder, create=False, version=version)
 
 
 def graph_path(folder: str | os.PathLike[str]) -> Path | None:
@@ -123,10 +135,13 @@ class MemoryStore:
         return store
 
     def _load(self, path: Path) -> None:
-        try:
-            data = orjson.loads(read_packed(path))
-        except (OSError, EOFError, orjson.JSONDecodeError) as exc:
-            raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
+        if packed.is_packed(path):
+            data = packed.read(path)
+        else:  # a JSON snapshot of an earlier version
+            try:
+                data = orjson.loads(read_packed(path))
+            except (OSError, EOFError, orjson.JSONDecodeError) as exc:
+                raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
         if not isinstance(data, dict) or "schema_version" not in data:
             raise StoreCorrupt(f"cannot read index {path}: not a VitalRAG index file")
         version = data["schema_version"]
@@ -173,16 +188,18 @@ class MemoryStore:
             "sources": self._sources,
             "meta": self._meta,
         }
-        data = packed(orjson.dumps(payload))
         with folder_lock(self.folder):
             for stale in self.folder.glob(".graph-*.tmp"):  # left by a writer that was killed
                 stale.unlink(missing_ok=True)
             fd, tmp = temp_file(self.folder, ".graph-", ".tmp")  # the umask's mode (mkstemp: 0600)
             try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                    fh.flush()
-                    os.fsync(fh.fileno())
+                os.close(fd)
+                packed.write(tmp, payload)
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
                 _pause_for_tests()
                 name = _new_name(self.folder)
                 os.replace(tmp, self.folder / name)

@@ -145,14 +145,17 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     """Open a store: a ``neo4j://`` / ``bolt://`` URI, or an index folder
     (default ``$VITALRAG_STORE`` or ``.vitalrag`` in the current directory).
     ``held``: a server store's reads all see one version of each repository (for a
-    one-shot command; see ``Neo4jStore``)."""
+    one-shot command; see ``Neo4jStore``); an index folder opened ``held`` and not
+    ``create`` is read by the piece (``graph.packed``), for a one-shot command."""
     loc = os.fspath(location) if location is not None else os.environ.get("VITALRAG_STORE", DEFAULT_STORE)
     if is_server_uri(loc):
         from vitalrag.graph.neo4j import Neo4jStore
 
         return Neo4jStore.from_uri(loc, held=held)
-    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.graph.memory import MemoryStore, open_snapshot
 
+    if held and not create:
+        return open_snapshot(loc)
     return MemoryStore.open(loc, create=create)
 
 

@@ -2,10 +2,10 @@
 
 Layout::
 
-    current.json         {"format": 1, "graph": "graph-<id>.json.gz", "retrieval": "retrieval-<id>",
+    current.json         {"format": 1, "graph": "graph-<id>.db", "retrieval": "retrieval-<id>",
                           "previous": {"graph": ..., "retrieval": ...},
                           "runs": {repo: {"fingerprint": ..., "report": ...}}}
-    graph-<id>.json.gz   a graph snapshot (``graph.memory``; ``.json``: written uncompressed)
+    graph-<id>.db        a graph snapshot (``graph.packed``; ``.json``, ``.json.gz``: of earlier versions)
     retrieval-<id>/      a retrieval snapshot (``retrieve.index``)
 
 A writer writes its new snapshots beside the live ones and then renames one small
@@ -191,7 +191,8 @@ def _legacy(root: Path) -> Version:
 
 def _snapshots(root: Path) -> list[Path]:
     """Every snapshot in ``root``, named by a pointer or not, and writers' temporary files."""
-    found = [*root.glob("graph-*.json"), *root.glob("graph-*.json.gz"), *root.glob("retrieval-*"),
+    found = [*root.glob("graph-*.db"), *root.glob("graph-*.json"), *root.glob("graph-*.json.gz"),
+             *root.glob("retrieval-*"),
              *root.glob(".graph-*.tmp")]
     found += [p for p in (root / LEGACY_GRAPH,) if p.exists()]
     return found

@@ -68,7 +68,8 @@ def open_pair(store_location: str, folder: Path, *, held: bool = False) -> tuple
     """The graph store and the views its queries search, of one version: an embedded
     store whose retrieval index shares its folder is read as its version pointer
     names the pair, once, so a re-index switching meanwhile is never half seen.
-    ``held``: a server store's reads all see one version (see ``open_store``)."""
+    ``held``: a one-shot reader's: a server store's reads all see one version, an
+    embedded graph is read by the piece (see ``open_store``)."""
     if is_server_uri(store_location) or Path(store_location).resolve() != folder.resolve():
         store = open_store(store_location, create=False, held=held)
         try:
@@ -76,10 +77,11 @@ def open_pair(store_location: str, folder: Path, *, held: bool = False) -> tuple
         except BaseException:
             store.close()
             raise
-    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.graph.memory import MemoryStore, open_snapshot
 
     def load(version: Version) -> tuple[GraphStore, ViewIndex]:
-        store = MemoryStore.open(folder, create=False, version=version)
+        # a one-shot reader reads the graph by the piece; a server loads it whole
+        store = open_snapshot(folder, version) if held else MemoryStore.open(folder, create=False, version=version)
         return store, RetrievalIndex.load(folder, version=version)
 
     return load_consistent(folder, load)

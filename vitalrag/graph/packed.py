@@ -1,0 +1,398 @@
+"""The embedded store's graph snapshot on disk: one SQLite file of per-file packs,
+read whole by a writer or a server (``MemoryStore``) and by the piece by a
+one-shot reader (``PackedGraph``), which answers a query from the few files it
+touches instead of loading the graph.
+
+Layout of ``graph-<id>.db``::
+
+    info(key, value)              schema_version, pack_format, file_format, fields, meta (JSON)
+    dictionary(data)              zlib's preset dictionary for the packs
+    files(fid, repo, path, pack)  one row per (repo, path) group of objects: a file
+                                  and its definitions, a module, a repository (path "")
+    objects(id, fid, kind)        where each object's pack is
+
+A pack is zlib-compressed JSON (with a preset dictionary, ``dictionary``, sampled
+from the packs): ``o`` the objects (their fields in the order ``info.fields``
+names), ``out`` the edges
+leaving them ``[source, target, kind, lines]``, ``in`` the edges entering them
+from other packs, ``u`` their unresolved references ``[source, kind, name, line,
+reason]``, ``s`` the file's source text, ``n`` the place of each object, edge
+and unresolved reference in the whole snapshot (read whole, it comes back in
+the order it was written). An edge between two packs is in both
+(``out`` of one, ``in`` of the other), so a node's edges either way are in its
+own pack. SQLite, not pickle: opening a snapshot runs no code. A snapshot is
+written once, to a temporary file renamed into place, and never changed, so a
+reader opens it immutable (no locks, no journal).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError
+from vitalrag.graph.store import Direction, sorted_export
+from vitalrag.model import DEFINITION_KINDS, SCHEMA_VERSION, CodeObject, Edge, NodeId, UnresolvedRef
+
+#: the format of the packs (``FILE_FORMAT`` of ``graph.memory`` for the JSON snapshots)
+PACK_FORMAT = 3
+SUFFIX = ".db"
+#: packs a one-shot reader keeps decoded (a context touches tens of files)
+_PACK_CACHE = 512
+#: zlib's level and the size of its preset dictionary (zlib uses at most 32 KiB)
+_LEVEL = 6
+_DICTIONARY = 32 * 1024
+
+
+def write(path: Path, payload: Mapping[str, Any]) -> None:
+    """Write a snapshot of ``payload`` (``MemoryStore``'s: objects, edges,
+    unresolved, sources, meta) as a new SQLite file at ``path``."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    where: dict[str, tuple[str, str]] = {}
+    for n, d in enumerate(payload["objects"]):
+        key = (d["repo"], d["path"])
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {"o": [], "out": [], "in": [], "u": [], "s": {}, "n": [[], [], []]}
+        group["o"].append(d)
+        group["n"][0].append(n)
+        where[d["id"]] = key
+    for n, row in enumerate(payload["edges"]):
+        source, target = row[0], row[1]
+        home, away = where[source], where[target]
+        groups[home]["out"].append(row)
+        groups[home]["n"][1].append(n)
+        if away != home:
+            groups[away]["in"].append(row)
+    for n, row in enumerate(payload["unresolved"]):
+        if row[0] in where:
+            groups[where[row[0]]]["u"].append(row)
+            groups[where[row[0]]]["n"][2].append(n)
+    for fid, text in payload["sources"].items():
+        if fid in where:
+            groups[where[fid]]["s"][fid] = text
+    fields = list(CodeObject.__dataclass_fields__)
+    keys = sorted(groups)
+
+    def encoded(key: tuple[str, str]) -> bytes:
+        group = groups[key]
+        return orjson.dumps({**group, "o": [[d[f] for f in fields] for d in group["o"]]})
+
+    # zlib's preset dictionary, from an even sample of the packs: a pack is a few hundred
+    # bytes, too little for zlib to find its repetitions (field names, ids, paths) within it
+    step = max(1, len(keys) // 64)
+    zdict = b"".join(encoded(keys[i]) for i in range(0, len(keys), step))[-_DICTIONARY:]
+    con = sqlite3.connect(path, isolation_level=None)
+    try:
+        con.execute("PRAGMA journal_mode=OFF")
+        con.execute("PRAGMA synchronous=OFF")
+        con.execute("BEGIN")
+        con.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        con.execute("CREATE TABLE files (fid INTEGER PRIMARY KEY, repo TEXT NOT NULL, path TEXT NOT NULL, "
+                    "pack BLOB NOT NULL)")
+        con.execute("CREATE TABLE objects (id TEXT PRIMARY KEY, fid INTEGER NOT NULL, kind TEXT NOT NULL) "
+                    "WITHOUT ROWID")
+        con.execute("CREATE TABLE dictionary (data BLOB NOT NULL)")
+        con.executemany("INSERT INTO info VALUES (?, ?)", [
+            ("schema_version", str(payload["schema_version"])), ("pack_format", str(PACK_FORMAT)),
+            ("file_format", str(payload.get("file_format", ""))), ("fields", orjson.dumps(fields).decode()),
+            ("meta", orjson.dumps(payload["meta"]).decode())])
+        con.execute("INSERT INTO dictionary VALUES (?)", (zdict,))
+        rows: list[tuple[str, int, str]] = []
+        # primed once; a copy per pack is a fraction of a new compressor's cost (a small
+        # memLevel makes its state quick to copy)
+        primed = zlib.compressobj(_LEVEL, zlib.DEFLATED, 15, 4, zdict=zdict)
+        for fid, key in enumerate(keys, 1):
+            packer = primed.copy()
+            con.execute("INSERT INTO files VALUES (?, ?, ?, ?)",
+                        (fid, key[0], key[1], packer.compress(encoded(key)) + packer.flush()))
+            rows.extend((d["id"], fid, d["kind"]) for d in groups.pop(key)["o"])
+        con.executemany("INSERT INTO objects VALUES (?, ?, ?)", rows)
+        con.execute("CREATE UNIQUE INDEX files_key ON files (repo, path)")
+        con.execute("COMMIT")
+    finally:
+        con.close()
+
+
+def is_packed(path: Path) -> bool:
+    """Whether ``path`` is a snapshot of this format (an SQLite file)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """``path`` opened read-only and immutable (a snapshot never changes)."""
+    try:
+        con = sqlite3.connect(f"file:{quote(str(path))}?mode=ro&immutable=1", uri=True,
+                              check_same_thread=False)
+        info = dict(con.execute("SELECT key, value FROM info"))
+    except sqlite3.Error as exc:
+        raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
+    version = int(info.get("schema_version", -1))
+    if version != SCHEMA_VERSION:
+        con.close()
+        raise SchemaMismatch(f"index {path} has schema version {version}, this VitalRAG reads version "
+                             f"{SCHEMA_VERSION}; re-index into a new --store")
+    return con
+
+
+class _Reader:
+    """Decodes the packs of one snapshot (its dictionary and object fields)."""
+
+    def __init__(self, path: Path, con: sqlite3.Connection) -> None:
+        self.path = path
+        try:
+            info = dict(con.execute("SELECT key, value FROM info"))
+            self.info = info
+            self.fields = orjson.loads(info["fields"])
+            self.zdict = con.execute("SELECT data FROM dictionary").fetchone()[0]
+        except (sqlite3.Error, KeyError, TypeError, orjson.JSONDecodeError) as exc:
+            raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
+
+    def decode(self, blob: bytes) -> dict[str, Any]:
+        try:
+            unpacker = zlib.decompressobj(zdict=self.zdict)
+            pack = orjson.loads(unpacker.decompress(blob) + unpacker.flush())
+            if not isinstance(pack, dict):
+                raise ValueError("a pack is not an object")
+            fields = self.fields
+            pack["o"] = [dict(zip(fields, row, strict=True)) for row in pack["o"]]
+            return pack
+        except (zlib.error, orjson.JSONDecodeError, ValueError, TypeError, KeyError) as exc:
+            raise StoreCorrupt(f"cannot read index {self.path}: malformed content ({exc!r})") from exc
+
+
+def read(path: Path) -> dict[str, Any]:
+    """The whole snapshot at ``path``, as ``MemoryStore`` loads it: the payload
+    ``write`` was given."""
+    con = _connect(path)
+    try:
+        reader = _Reader(path, con)
+        info = reader.info
+        meta = orjson.loads(info["meta"])
+        placed: tuple[dict[int, Any], dict[int, Any], dict[int, Any]] = ({}, {}, {})
+        sources: dict[str, str] = {}
+        for (blob,) in con.execute("SELECT pack FROM files ORDER BY fid"):
+            pack = reader.decode(blob)
+            for part, rows, places in zip(placed, (pack["o"], pack["out"], pack["u"]), pack["n"]):
+                if len(rows) != len(places):
+                    raise ValueError("a pack's places do not match its rows")
+                part.update(zip(places, rows))
+            sources.update(pack["s"])
+        objects, edges, unresolved = ([part[n] for n in sorted(part)] for part in placed)
+        return {"schema_version": SCHEMA_VERSION, "file_format": int(info["file_format"] or 0),
+                "objects": objects, "edges": edges,
+                "unresolved": unresolved, "sources": sources, "meta": meta}
+    except (sqlite3.Error, TypeError, KeyError, ValueError) as exc:
+        raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
+    finally:
+        con.close()
+
+
+class PackedGraph:
+    """A graph snapshot read by the piece, for one-shot readers (a CLI ``search``
+    or ``context``): each read decodes only the packs of the objects it asks
+    about. Reads that span the whole graph (listing objects by kind, counts,
+    export) load it into a ``MemoryStore`` once. Read-only."""
+
+    def __init__(self, path: str | os.PathLike[str], location: str | None = None) -> None:
+        self.path = Path(path)
+        self.location = location or str(self.path.parent)
+        self._con = _connect(self.path)
+        self._reader = _Reader(self.path, self._con)
+        self._packs: dict[int, dict[str, Any]] = {}
+        self._fids: dict[NodeId, int | None] = {}
+        self._whole: Any = None
+        self._meta: dict[str, Any] | None = None
+
+    # -- the pieces --------------------------------------------------------------
+    def _query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._con.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreCorrupt(f"cannot read index {self.path}: {exc}") from exc
+
+    def _pack(self, fid: int) -> dict[str, Any]:
+        pack = self._packs.get(fid)
+        if pack is None:
+            rows = self._query("SELECT pack FROM files WHERE fid = ?", (fid,))
+            if not rows:
+                raise StoreCorrupt(f"cannot read index {self.path}: no pack {fid}")
+            pack = self._reader.decode(rows[0][0])
+            pack["by_id"] = {d["id"]: d for d in pack["o"]}
+            if len(self._packs) >= _PACK_CACHE:
+                self._packs.pop(next(iter(self._packs)))
+            self._packs[fid] = pack
+        return pack
+
+    def _locate(self, ids: Iterable[NodeId]) -> dict[NodeId, int]:
+        """The pack of each id the snapshot holds."""
+        wanted = [i for i in dict.fromkeys(ids) if i not in self._fids]
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            found = dict(self._query(f"SELECT id, fid FROM objects WHERE id IN ({','.join('?' * len(chunk))})",
+                                     chunk))
+            for i in chunk:
+                self._fids[i] = found.get(i)
+        return {i: fid for i in dict.fromkeys(ids) if (fid := self._fids.get(i)) is not None}
+
+    def _node(self, node: NodeId) -> dict[str, Any] | None:
+        fid = self._locate([node]).get(node)
+        return None if fid is None else self._pack(fid)["by_id"][node]
+
+    def _file_pack(self, repo: str, path: str) -> dict[str, Any] | None:
+        rows = self._query("SELECT fid FROM files WHERE repo = ? AND path = ?", (repo, path))
+        return self._pack(rows[0][0]) if rows else None
+
+    def _edges_at(self, node: NodeId, direction: Direction) -> Iterator[Sequence[Any]]:
+        """The edge rows at ``node``, each once."""
+        fid = self._locate([node]).get(node)
+        if fid is None:
+            return
+        pack = self._pack(fid)
+        for row in pack["out"]:
+            if (direction != "in" and row[0] == node) or (direction != "out" and row[1] == node
+                                                          and row[0] != node):
+                yield row
+        if direction != "out":
+            yield from (row for row in pack["in"] if row[1] == node)
+
+    def _all(self) -> Any:
+        """The whole snapshot as a ``MemoryStore`` (for reads that span it)."""
+        if self._whole is None:
+            from vitalrag.graph.memory import MemoryStore
+
+            store = MemoryStore(self.path.parent)
+            store._load(self.path)
+            self._whole = store
+        return self._whole
+
+    # -- GraphStore: reads ----------------------------------------------------------
+    def get_objects(self, ids: Iterable[NodeId]) -> dict[NodeId, CodeObject]:
+        ids = list(ids)
+        located = self._locate(ids)
+        return {i: CodeObject.from_dict(self._pack(fid)["by_id"][i]) for i, fid in located.items()}
+
+    def find_objects(self, *, repo: str | None = None, kind: str | None = None,
+                     path: str | None = None, name: str | None = None) -> list[CodeObject]:
+        if path is None or repo is None:
+            return self._all().find_objects(repo=repo, kind=kind, path=path, name=name)
+        pack = self._file_pack(repo, path)
+        if pack is None:
+            return []
+        out = [CodeObject.from_dict(d) for d in pack["o"]
+               if (kind is None or d["kind"] == kind) and (name is None or d["name"] == name)]
+        return sorted(out, key=lambda o: o.id)
+
+    def find_edges(self, *, repo: str | None = None, kind: str | None = None,
+                   source: NodeId | None = None, target: NodeId | None = None) -> list[Edge]:
+        if source is None and target is None:
+            return self._all().find_edges(repo=repo, kind=kind)
+        node = source if source is not None else target
+        assert node is not None
+        out = []
+        for s, t, k, lines in self._edges_at(node, "out" if source is not None else "in"):
+            if (kind is None or k == kind) and (target is None or t == target) \
+                    and (source is None or s == source):
+                out.append(Edge(s, t, k, tuple(lines)))
+        if repo is not None:
+            owners = self.get_objects([e.source for e in out])
+            out = [e for e in out if owners[e.source].repo == repo]
+        return sorted(out, key=lambda e: e.key)
+
+    def edges_of(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+                 direction: Direction = "both") -> list[Edge]:
+        wanted = set(kinds) if kinds else None
+        found: dict[tuple[str, str, str], Edge] = {}
+        for node in dict.fromkeys(ids):
+            for s, t, k, lines in self._edges_at(node, direction):
+                if wanted is None or k in wanted:
+                    found[(s, t, k)] = Edge(s, t, k, tuple(lines))
+        return [found[k] for k in sorted(found)]
+
+    def adjacent(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+                 direction: Direction = "both") -> dict[NodeId, list[NodeId]]:
+        wanted = set(kinds) if kinds else None
+        out: dict[NodeId, list[NodeId]] = {}
+        for node in dict.fromkeys(ids):
+            found = {t if s == node else s for s, t, k, _ in self._edges_at(node, direction)
+                     if wanted is None or k in wanted}
+            if found:
+                out[node] = sorted(found)
+        return out
+
+    def neighbors(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
+                  direction: Direction = "both", depth: int = 1) -> dict[NodeId, int]:
+        start = list(self._locate(ids))
+        seen: dict[NodeId, int] = {i: 0 for i in start}
+        frontier = start
+        for hop in range(1, depth + 1):
+            nxt = []
+            for ends in self.adjacent(frontier, kinds=kinds, direction=direction).values():
+                for other in ends:
+                    if other not in seen:
+                        seen[other] = hop
+                        nxt.append(other)
+            frontier = nxt
+        return {n: h for n, h in sorted(seen.items()) if h > 0}
+
+    def same_file(self, ids: Iterable[NodeId]) -> dict[NodeId, list[NodeId]]:
+        out: dict[NodeId, list[NodeId]] = {}
+        for node, fid in self._locate(list(ids)).items():
+            pack = self._pack(fid)
+            defs = pack.get("defs")
+            if defs is None:
+                defs = pack["defs"] = sorted(d["id"] for d in pack["o"] if d["kind"] in DEFINITION_KINDS)
+            out[node] = [p for p in defs if p != node]
+        return out
+
+    def unresolved(self, repo: str | None = None) -> list[UnresolvedRef]:
+        return self._all().unresolved(repo)
+
+    def source(self, file_node: NodeId) -> str | None:
+        fid = self._locate([file_node]).get(file_node)
+        return None if fid is None else self._pack(fid)["s"].get(file_node)
+
+    def get_meta(self, repo: str) -> dict[str, Any]:
+        if self._meta is None:
+            rows = self._query("SELECT value FROM info WHERE key = 'meta'")
+            self._meta = orjson.loads(rows[0][0]) if rows else {}
+        return dict(self._meta.get(repo, {}))
+
+    def repositories(self) -> list[str]:
+        return sorted(i for (i,) in self._query("SELECT id FROM objects WHERE kind = 'repository'"))
+
+    def counts(self, repo: str | None = None) -> dict[str, Any]:
+        return self._all().counts(repo)
+
+    def export(self, repo: str | None = None) -> dict[str, Any]:
+        objs = self.find_objects(repo=repo)
+        return sorted_export(objs, self.find_edges(repo=repo), self.unresolved(repo))
+
+    # -- GraphStore: the rest -------------------------------------------------------
+    def close(self) -> None:
+        self._con.close()
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def writing(self, repos: Iterable[str] = ()) -> AbstractContextManager[None]:
+        raise StoreError(f"{self.location} was opened to read one snapshot; open it with MemoryStore to write")
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
+        raise StoreError(f"{self.location} was opened to read one snapshot; open it with MemoryStore to write")
+
+    upsert_objects = upsert_edges = upsert_unresolved = put_sources = set_meta = _read_only
+    delete_objects = delete_edges = delete_unresolved = delete_files = delete_repository = save = _read_only
+
