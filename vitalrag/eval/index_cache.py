@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from vitalrag.errors import InputError
 from vitalrag.eval.corpora import cache_root
-from vitalrag.kernel.files import temp_dir
+from vitalrag.kernel.files import replacing_dir
 from vitalrag.graph.memory import MemoryStore, graph_path
 from vitalrag.model import SCHEMA_VERSION
 
@@ -81,19 +81,12 @@ def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None 
         log.info("using the cached index of %s at %s", name, folder)
         return MemoryStore.open(folder, create=False)
     base.mkdir(parents=True, exist_ok=True)
-    tmp = temp_dir(base, f".{name}-")  # renamed into place: the umask's mode, not 0700
-    try:
-        store = MemoryStore(tmp)
-        index_repository(src, store, name=name, workers=workers, progress=progress, executor=executor)
+    with replacing_dir(folder, temp_prefix=f".{name}-") as tmp:
+        index_repository(src, MemoryStore(tmp), name=name, workers=workers, progress=progress,
+                         executor=executor)
         for old in base.glob(f"{name}-*"):  # earlier keys of this corpus are stale now
             if old.is_dir() and old != folder and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{16}}", old.name):
                 shutil.rmtree(old, ignore_errors=True)
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return MemoryStore.open(folder, create=False)
 
 

@@ -35,7 +35,7 @@ import networkx as nx
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
-from vitalrag.kernel.files import temp_file
+from vitalrag.kernel.files import replacing
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.store import Direction, sorted_export
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
@@ -170,18 +170,11 @@ class MemoryStore:
         with folder_lock(self.folder):
             for stale in self.folder.glob(".graph-*.tmp"):  # left by a writer that was killed
                 stale.unlink(missing_ok=True)
-            fd, tmp = temp_file(self.folder, ".graph-", ".tmp")  # the umask's mode (mkstemp: 0600)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                    fh.flush()
-                    os.fsync(fh.fileno())
+            name = _new_name(self.folder)
+            # synced before the switch names it; .graph-*.tmp until renamed
+            with replacing(self.folder / name, durable=True, temp_prefix=".graph-") as tmp:
+                tmp.write_bytes(data)
                 _pause_for_tests()
-                name = _new_name(self.folder)
-                os.replace(tmp, self.folder / name)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
             if self.staged is not None and self.staged.takes(self.folder):
                 self.staged.graph = name
             else:
