@@ -17,7 +17,6 @@ from vitalrag.allocate.base import Allocation, AllocationParams, AllocationReque
 from vitalrag.allocate.context import context, context_from
 from vitalrag.allocate.controls import POLICIES, get_policy, policy_names
 from vitalrag.allocate.provenance import ObjectKey, identifier_tokens, object_key
-from vitalrag.allocate.record import AllocationRecord, SlotRecord, ViewDecision
 from vitalrag.allocate.render import Rendering, render_prefix, render_window
 from vitalrag.allocate.source import (
     GraphObjectSource,
@@ -27,6 +26,7 @@ from vitalrag.allocate.source import (
     ViewObjectSource,
 )
 from vitalrag.allocate.vital import VitalPolicy, quotient
+from vitalrag.model import AllocationRecord, SlotRecord, ViewDecision
 
 __all__ = [
     "POLICIES", "Allocation", "AllocationParams", "AllocationRecord", "AllocationRequest",
