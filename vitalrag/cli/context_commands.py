@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from vitalrag.allocate.context import DEFAULT_POOL, context
 from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
 from vitalrag.allocate.fill import TESTS_MODES
 from vitalrag.allocate.report import render_html, spans_text, view_label
 from vitalrag.cli.index_commands import store_option
 from vitalrag.cli.output import emit_json, stderr_console
+from vitalrag.context import DEFAULT_POOL, context
 from vitalrag.errors import InputError
 from vitalrag.model import AllocationRecord, ViewDecision
 from vitalrag.retrieve.api import RETRIEVERS

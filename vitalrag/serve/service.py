@@ -28,14 +28,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from vitalrag.allocate.context import DEFAULT_POOL, check_context_args, context_from
 from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
+from vitalrag.context import DEFAULT_POOL, ContextSettings, allocate_context
 from vitalrag.errors import InputError, ObjectNotFound, VitalRAGError
 from vitalrag.graph.store import Direction, GraphStore, is_server_uri, object_lines
 from vitalrag.model import EDGE_KINDS
 from vitalrag.graph.version import LEGACY_GRAPH, LEGACY_POINTER, VERSION_FILE
 from vitalrag.retrieve.api import Retriever, index_folder, open_index, open_pair
 from vitalrag.retrieve.dense import Embedder, make_embedder
+from vitalrag.retrieve.query import Query
 
 log = logging.getLogger(__name__)
 
@@ -185,12 +186,10 @@ class ContextService:
                   k: int, pool: int, tests: str = "auto", line_numbers: bool = True,
                   repo: str | Sequence[str] | None = None) -> Any:
         # Checked before the index is touched, so the message names the mistake.
-        check_context_args(query, file, line, policy=policy, budget=budget, k=k, pool=pool,
-                           retriever="fused", tests=tests)
-        if not isinstance(line_numbers, bool):
-            raise InputError(f"line_numbers must be true or false, got {line_numbers!r}")
-        return context_from(self._current(), query, file, line, policy=policy, budget=budget, k=k,
-                            pool=pool, tests=tests, line_numbers=line_numbers, repo=repo)
+        asked = Query.of(query, file, line, repo)
+        settings = ContextSettings(policy=policy, budget=budget, k=k, pool=pool, tests=tests,
+                                   line_numbers=line_numbers)
+        return allocate_context(self._current(), asked, settings)
 
     @_one_version
     def search(self, query: str, k: int = 10) -> list[dict[str, Any]]:
