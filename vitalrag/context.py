@@ -29,6 +29,7 @@ from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
 from vitalrag.allocate.fill import TESTS_MODES, FillPolicy
 from vitalrag.errors import InputError
 from vitalrag.graph.store import DEFAULT_STORE
+from vitalrag.index import Index
 from vitalrag.retrieve.api import RETRIEVERS, Retriever
 from vitalrag.retrieve.query import Query
 from vitalrag.tokens import TokenCounter
@@ -125,11 +126,8 @@ def context(query: str, file: str | None = None, line: int | None = None, *,
     arguments and ``StoreError`` when there is no index."""
     asked = Query.of(query, file, line, repo)
     settings = ContextSettings(policy, budget, k, pool, retriever, b_obj, b_min, tests, line_numbers)
-    opened = Retriever.open(store, index_dir=index_dir)
-    try:
-        return allocate_context(opened, asked, settings, counter=counter)
-    finally:
-        opened.store.close()
+    with Index.open(store, index_dir, held=True) as index:
+        return allocate_context(index.retriever(), asked, settings, counter=counter)
 
 
 __all__ = ["DEFAULT_POOL", "FUSION_WEIGHTS", "ContextSettings", "allocate_context", "context",

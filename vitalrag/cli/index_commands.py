@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +13,9 @@ from vitalrag.errors import ObjectNotFound, VitalRAGError
 from vitalrag.graph.store import DEFAULT_STORE, GraphStore, object_lines, open_store
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
 from vitalrag.model import EDGE_KINDS, NODE_KINDS, split_lines
+
+if TYPE_CHECKING:
+    from vitalrag.index import IndexLocation, IndexRun  # imported when used: `--help` stays instant
 
 store_option = click.option(
     "--store", "store_location", envvar="VITALRAG_STORE", default=DEFAULT_STORE, show_default=True,
@@ -62,75 +60,30 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
     started = time.perf_counter()
     # the parse workers start first, while this process is small and has one thread
     with ParsePool(workers) as pool:
-        embedder, folder = _prepare_write(store_location, index_dir, model, embed)
+        where, embedder = _prepare_write(store_location, index_dir, model, embed)
         prepared = time.perf_counter() - started  # the worker processes and the embedding model
-        with _writing(folder, wait):
+        with _writing(where, wait):
             with progress_bar() as progress:
-                run = _index_run(path, store_location, folder, embedder, progress=progress, name=name,
-                                 max_bytes=max_bytes, executor=pool)
-    run.phases = {"start": prepared, **run.phases}
-    data = run.summary(time.perf_counter() - started)
+                run = where.update(path, embedder=embedder, progress=progress, name=name,
+                                   max_bytes=max_bytes, executor=pool)
+    data = _summary(run, {"start": prepared, **run.phases}, time.perf_counter() - started)
     if as_json:
         emit_json(data)
         return
     _print_report(data, store_location)
 
 
-@dataclass
-class _Run:
-    """What one index run did, and how long each step took."""
-
-    report: Any
-    stats: Any
-    phases: dict[str, float]
-
-    def summary(self, seconds: float) -> dict[str, Any]:
-        """The report for output: ``seconds`` is the whole run's wall time, ``phases``
-        every step of it (``graph_seconds``: parsing to the graph written)."""
-        data = self.report.to_json()
-        data["graph_seconds"] = data.pop("seconds")
-        data["seconds"] = round(seconds, 3)
-        data["phases"] = {k: round(v, 4) for k, v in self.phases.items()}
-        data["views"] = self.stats.views
-        data["embedded"] = self.stats.encoded
-        data["model"] = self.stats.model
-        return data
-
-
-def _index_run(path: str, store_location: str, folder: Path, embedder: Any, *,
-               progress: Any = None, **options: Any) -> _Run:
-    """Index ``path`` into the store and rebuild its retrieval index, under the
-    writer lock the caller holds. The new graph and retrieval snapshots are
-    written first and switched to together (one rename of the version pointer;
-    in Neo4j, one new version of the repository, graph and views, switched to at
-    the end), so readers see the previous pair until the new one is whole."""
-    from vitalrag.graph.memory import MemoryStore
-    from vitalrag.graph.version import Staged
-    from vitalrag.ingest import index_repository
-    from vitalrag.retrieve.index import RetrievalIndex
-
-    staged = Staged(folder)
-    mark = time.perf_counter()
-    store = _open(store_location, create=True)
-    phases = {"load": time.perf_counter() - mark}
-    try:
-        if isinstance(store, MemoryStore):
-            store.staged = staged
-        else:  # the folder lock is held: a lease in Neo4j is another machine's index, or a killed one's
-            store.wait_for_writers = True  # type: ignore[attr-defined]
-        with store.writing():
-            report = index_repository(path, store, progress=progress, cache_dir=folder / "facts", **options)
-            phases.update(report.phases)
-            retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress,
-                                                    staged=staged)
-            phases.update(stats.phases)
-            mark = time.perf_counter()
-            _push_views(store, retrieval, report.repo, progress)
-        staged.commit()
-        phases["switch"] = time.perf_counter() - mark
-    finally:
-        store.close()
-    return _Run(report, stats, phases)
+def _summary(run: IndexRun, phases: dict[str, float], seconds: float) -> dict[str, Any]:
+    """One index run's report for output: ``seconds`` is the whole run's wall time,
+    ``phases`` every step of it (``graph_seconds``: parsing to the graph written)."""
+    data = run.report.to_json()
+    data["graph_seconds"] = data.pop("seconds")
+    data["seconds"] = round(seconds, 3)
+    data["phases"] = {k: round(v, 4) for k, v in phases.items()}
+    data["views"] = run.stats.views
+    data["embedded"] = run.stats.encoded
+    data["model"] = run.stats.model
+    return data
 
 
 @click.command()
@@ -155,13 +108,13 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
     from vitalrag.ingest.watch import watch_repository
 
     with ParsePool() as pool:  # for every re-index, forked before anything is loaded
-        embedder, folder = _prepare_write(store_location, index_dir, model, embed)
+        where, embedder = _prepare_write(store_location, index_dir, model, embed)
         console = stderr_console()
 
         def run(changed: list[str], label: str = "catch-up") -> None:
             started = time.perf_counter()
-            with _writing(folder, wait=True):
-                done = _index_run(path, store_location, folder, embedder, name=name, executor=pool)
+            with _writing(where, wait=True):
+                done = where.update(path, embedder=embedder, name=name, executor=pool)
             seconds = time.perf_counter() - started
             report, stats, phases = done.report, done.stats, done.phases
             what = f"{len(changed)} changed file(s)" if changed else label
@@ -180,59 +133,30 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
             except VitalRAGError as exc:  # keep watching: the next save may fix it
                 console.print(f"re-index failed: {exc}")
 
-        watch_repository(path, on_change, debounce_ms=debounce, ignore=(folder,))
-
-
-def _push_views(store: GraphStore, retrieval: Any, repo: str, progress: Any = None) -> None:
-    """A server store gets the repository's views and embeddings too: it serves
-    retrieval without the local folder."""
-    from vitalrag.graph.store import is_server_uri
-
-    if is_server_uri(store.location):
-        from vitalrag.retrieve.server_index import push_views
-
-        push_views(store, retrieval, [repo], progress=progress)
+        watch_repository(path, on_change, debounce_ms=debounce, ignore=(where.folder,))
 
 
 def _prepare_write(store_location: str, index_dir: str | None, model: str | None,
-                   embed: bool) -> tuple[Any, Path]:
-    """The embedder (loaded: a bad --model fails here, before the store is touched)
-    and the retrieval folder, once the folders to write are known to be writable."""
-    from vitalrag.kernel.locks import check_writable
-    from vitalrag.graph.store import is_server_uri
-    from vitalrag.retrieve.api import index_folder
+                   embed: bool) -> tuple[IndexLocation, Any]:
+    """Where the index is and the embedder (loaded: a bad --model fails here, before
+    the store is touched), once the folders to write are known to be writable."""
+    from vitalrag.index import IndexLocation
     from vitalrag.retrieve.dense import make_embedder
 
     embedder = make_embedder(model) if embed else None
     if embedder is not None:
         _ = embedder.dim  # the model loads lazily otherwise, after the graph was written
-    folder = index_folder(store_location, index_dir)
-    check_writable(folder)
-    if not is_server_uri(store_location) and Path(store_location) != folder:
-        check_writable(store_location)
-    return embedder, folder
+    where = IndexLocation.of(store_location, index_dir)
+    where.check_writable()
+    return where, embedder
 
 
-@contextmanager
-def _writing(folder: Path, wait: bool) -> Iterator[None]:
-    """Hold the store's writer lock for one index run; a store folder this run
-    created is removed again when the run fails."""
-    from vitalrag.kernel.locks import WRITER_LOCK_FILE, writer_lock
-
-    existed = os.path.lexists(folder)
-
+def _writing(where: IndexLocation, wait: bool) -> AbstractContextManager[None]:
+    """The index's writer lock for one run, saying so when it waits for another."""
     def waiting() -> None:
-        click.echo(f"another index is writing {folder}: waiting for it", err=True)
+        click.echo(f"another index is writing {where.folder}: waiting for it", err=True)
 
-    with writer_lock(folder, wait=wait, on_wait=waiting):
-        # looked at under the lock: a run that waited may find the first one's index there
-        created = not existed and set(os.listdir(folder)) <= {WRITER_LOCK_FILE}
-        try:
-            yield
-        except BaseException:
-            if created:
-                shutil.rmtree(folder, ignore_errors=True)
-            raise
+    return where.writer(wait=wait, on_wait=waiting)
 
 
 def _print_report(data: dict[str, Any], location: str) -> None:

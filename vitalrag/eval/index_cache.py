@@ -26,7 +26,9 @@ from vitalrag.graph.memory import MemoryStore, graph_path
 from vitalrag.model import SCHEMA_VERSION
 
 if TYPE_CHECKING:
+    from vitalrag.index import Index
     from vitalrag.ingest.parallel import ParseExecutor
+    from vitalrag.retrieve.dense import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -90,20 +92,23 @@ def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None 
     return MemoryStore.open(folder, create=False)
 
 
-def corpus_retrieval(store: MemoryStore, model: str | None, *, progress: Progress | None = None):  # noqa: ANN201
-    """The retrieval index beside a cached corpus store, built for ``model``
-    (the real default model, as ``vitalrag index`` uses, when None) unless one
-    for that model is already there."""
+def corpus_index(store: MemoryStore, model: str | None, *,
+                 progress: Progress | None = None) -> tuple[Index, Embedder]:
+    """The index of a cached corpus store: the store and the retrieval index beside
+    it, built for ``model`` (the real default model, as ``vitalrag index`` uses,
+    when None) unless one for that model is already there; and the embedder."""
     from vitalrag.errors import StoreNotFound
+    from vitalrag.index import Index, IndexLocation
     from vitalrag.retrieve.dense import make_embedder
     from vitalrag.retrieve.index import RetrievalIndex
 
     embedder = make_embedder(model)
+    where = IndexLocation.of(store.location)
     try:
-        index = RetrievalIndex.load(store.folder)
-        if index.model == embedder.name:
-            return index, embedder
+        views = RetrievalIndex.load(store.folder)
+        if views.model == embedder.name:
+            return Index(where, store, views), embedder
     except StoreNotFound:
         pass
-    index, _ = RetrievalIndex.build(store, store.folder, embedder=embedder, progress=progress)
-    return index, embedder
+    views, _ = RetrievalIndex.build(store, store.folder, embedder=embedder, progress=progress)
+    return Index(where, store, views), embedder

@@ -143,11 +143,10 @@ def make_pool(plan: RunPlan, store: GraphStore, repo: str) -> Pool:
         from vitalrag.retrieve.views import build_views
 
         return FixedPool(build_views(store, repo), plan.depth)
-    from vitalrag.eval.index_cache import corpus_retrieval
-    from vitalrag.retrieve.api import Retriever
+    from vitalrag.eval.index_cache import corpus_index
 
-    index, embedder = corpus_retrieval(store, plan.model)  # type: ignore[arg-type]
-    return RetrievedPool(Retriever(store, index, embedder), plan.depth, model=embedder.name)
+    index, embedder = corpus_index(store, plan.model)  # type: ignore[arg-type]
+    return RetrievedPool(index.retriever(embedder), plan.depth, model=embedder.name)
 
 
 def default_opener(workers: int | None = None, progress: Progress | None = None,

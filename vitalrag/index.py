@@ -1,0 +1,202 @@
+"""``Index``: one index of repositories, kept embedded or on a server.
+
+An index is a graph store (an embedded folder, or a Neo4j server), the views its
+queries search (the folder's retrieval snapshot, or the server's own views), and
+the caches that make the next run cheap (parsed facts, embeddings) in the index
+folder. The CLI, ``watch``, evaluations and the MCP server go through this
+module; only ``graph/`` and ``retrieve/`` know the files in the folder, and
+only here (and in the layers' own loaders) does anything ask whether a store is
+a server.
+
+    >>> with Index.open(".vitalrag") as index:          # or a bolt:// URI
+    ...     index.retriever().search("send a prepared request")
+    >>> where = IndexLocation.of(".vitalrag")
+    >>> where.stamp()      # changes when a re-index switches the live version
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from vitalrag.graph import version
+from vitalrag.graph.store import GraphStore, is_server_uri, open_store
+from vitalrag.retrieve.api import Retriever, index_folder, open_index, open_pair
+from vitalrag.retrieve.index import ViewIndex
+
+if TYPE_CHECKING:
+    from vitalrag.ingest.pipeline import IndexReport
+    from vitalrag.retrieve.dense import Embedder
+    from vitalrag.retrieve.index import BuildStats
+
+Progress = Callable[[str, int, int], None]
+Stamp = tuple[version.Stamp, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRun:
+    """What one index run did (``IndexReport``, the retrieval ``BuildStats``) and
+    how long each step took."""
+
+    report: IndexReport
+    stats: BuildStats
+    phases: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexLocation:
+    """Where an index is kept: its graph store (a folder or a server URI) and the
+    folder of its retrieval data and caches (the store folder itself, or for a
+    server store ``--index-dir`` / ``$VITALRAG_INDEX_DIR`` / ``.vitalrag``)."""
+
+    store: str
+    folder: Path
+
+    @classmethod
+    def of(cls, store: str, index_dir: str | None = None) -> IndexLocation:
+        return cls(store, index_folder(store, index_dir))
+
+    @property
+    def server(self) -> bool:
+        """Whether the graph store is a server (Neo4j), not a folder."""
+        return is_server_uri(self.store)
+
+    def _folders(self) -> list[Path]:
+        """The folders this index writes: the index folder, and an embedded store's
+        own when it is elsewhere."""
+        if self.server or Path(self.store) == self.folder:
+            return [self.folder]
+        return [self.folder, Path(self.store)]
+
+    def stamp(self) -> Stamp:
+        """An opaque value that changes when a re-index switches the live version
+        (a few stats: cheap enough to compare before every call)."""
+        return tuple(version.stamp(f) for f in self._folders())
+
+    def open(self, *, held: bool = False) -> Index:
+        """The graph store and the views its queries search, of one version (see
+        ``retrieve.api.open_pair``). ``held``: a server store's reads all see one
+        version of each repository (what one command needs)."""
+        store, views = open_pair(self.store, self.folder, held=held)
+        return Index(self, store, views)
+
+    # -- writing ------------------------------------------------------------------
+    def check_writable(self) -> None:
+        """Fail now, with the folder named, when a folder this index writes is not
+        writable (before minutes of parsing and embedding)."""
+        from vitalrag.kernel.locks import check_writable
+
+        for folder in self._folders():
+            check_writable(folder)
+
+    @contextmanager
+    def writer(self, *, wait: bool = False, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+        """Hold the index's writer lock for one run (one run writes an index at a
+        time; a second fails at once, or with ``wait`` waits); an index folder this
+        run created is removed again when the run fails."""
+        from vitalrag.kernel.locks import WRITER_LOCK_FILE, writer_lock
+
+        folder = self.folder
+        existed = os.path.lexists(folder)
+        with writer_lock(folder, wait=wait, on_wait=on_wait):
+            # looked at under the lock: a run that waited may find the first one's index there
+            created = not existed and set(os.listdir(folder)) <= {WRITER_LOCK_FILE}
+            try:
+                yield
+            except BaseException:
+                if created:
+                    shutil.rmtree(folder, ignore_errors=True)
+                raise
+
+    def update(self, path: str | os.PathLike[str], *, embedder: Embedder | None,
+               progress: Progress | None = None, **options: Any) -> IndexRun:
+        """Index the repository at ``path`` into the store and rebuild the retrieval
+        index, under the writer lock the caller holds (``writer``). The new graph
+        and retrieval snapshots are written first and switched to together (one
+        switch of the folder's version; in Neo4j, one new version of the
+        repository, graph and views, switched to at the end), so readers see the
+        previous pair until the new one is whole. ``options`` go to
+        ``index_repository`` (``name``, ``max_bytes``, ``executor``)."""
+        from vitalrag.graph.memory import MemoryStore
+        from vitalrag.ingest import index_repository
+        from vitalrag.retrieve.index import RetrievalIndex
+
+        staged = version.Staged(self.folder)
+        mark = time.perf_counter()
+        store = open_store(self.store, create=True)
+        phases = {"load": time.perf_counter() - mark}
+        try:
+            if isinstance(store, MemoryStore):
+                store.staged = staged
+            else:  # the writer lock is held: a lease in Neo4j is another machine's index, or a killed one's
+                store.wait_for_writers = True  # type: ignore[attr-defined]
+            with store.writing():
+                report = index_repository(path, store, progress=progress, cache_dir=self.folder / "facts",
+                                          **options)
+                phases.update(report.phases)
+                retrieval, stats = RetrievalIndex.build(store, self.folder, embedder=embedder,
+                                                        progress=progress, staged=staged)
+                phases.update(stats.phases)
+                mark = time.perf_counter()
+                if self.server:  # it serves retrieval without the local folder
+                    from vitalrag.retrieve.server_index import push_views
+
+                    push_views(store, retrieval, [report.repo], progress=progress)
+            staged.commit()
+            phases["switch"] = time.perf_counter() - mark
+        finally:
+            store.close()
+        return IndexRun(report, stats, phases)
+
+
+class Index:
+    """An open index: its graph store and the views its queries search, of one
+    version. Close it (or use it as a context manager) to release the store."""
+
+    def __init__(self, location: IndexLocation, store: GraphStore, views: ViewIndex) -> None:
+        self.location = location
+        self.store = store
+        self.views = views
+
+    @classmethod
+    def open(cls, store: str, index_dir: str | None = None, *, held: bool = False) -> Index:
+        """The index whose graph store is ``store`` (a folder or a server URI)."""
+        return IndexLocation.of(store, index_dir).open(held=held)
+
+    @property
+    def folder(self) -> Path:
+        return self.location.folder
+
+    def stamp(self) -> Stamp:
+        """What ``IndexLocation.stamp`` says now: compare it with the stamp taken
+        before this index was opened to know whether a re-index has switched."""
+        return self.location.stamp()
+
+    def reopen(self) -> Index:
+        """The index's live version now. A server store's connection is kept (calls
+        in flight may be using it; its reads see the live version anyway), and only
+        its views are looked up again."""
+        if self.location.server:
+            return Index(self.location, self.store, open_index(self.store, self.folder))
+        return self.location.open()
+
+    def retriever(self, embedder: Embedder | None = None) -> Retriever:
+        """The retrievers over this index (``embedder``: the loaded model to reuse)."""
+        return Retriever(self.store, self.views, embedder)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
