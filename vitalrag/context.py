@@ -108,7 +108,8 @@ def context_from(retriever_index: Retriever, query: str, file: str | None = None
                  line_numbers: bool = True) -> Allocation:
     """``context`` over an already open ``Retriever`` (servers and evaluations
     that answer many queries keep one open)."""
-    settings = ContextSettings(policy, budget, k, pool, retriever, b_obj, b_min, tests, line_numbers)
+    settings = ContextSettings(policy=policy, budget=budget, k=k, pool=pool, retriever=retriever,
+                               b_obj=b_obj, b_min=b_min, tests=tests, line_numbers=line_numbers)
     return allocate_context(retriever_index, Query.of(query, file, line, repo), settings, counter=counter)
 
 
@@ -125,7 +126,8 @@ def context(query: str, file: str | None = None, line: int | None = None, *,
     same-file peers come from the store. Raises ``InputError`` for bad
     arguments and ``StoreError`` when there is no index."""
     asked = Query.of(query, file, line, repo)
-    settings = ContextSettings(policy, budget, k, pool, retriever, b_obj, b_min, tests, line_numbers)
+    settings = ContextSettings(policy=policy, budget=budget, k=k, pool=pool, retriever=retriever,
+                               b_obj=b_obj, b_min=b_min, tests=tests, line_numbers=line_numbers)
     with Index.open(store, index_dir, held=True) as index:
         return allocate_context(index.retriever(), asked, settings, counter=counter)
 

@@ -4,9 +4,9 @@ An index is a graph store (an embedded folder, or a Neo4j server), the views its
 queries search (the folder's retrieval snapshot, or the server's own views), and
 the caches that make the next run cheap (parsed facts, embeddings) in the index
 folder. The CLI, ``watch``, evaluations and the MCP server go through this
-module; only ``graph/`` and ``retrieve/`` know the files in the folder, and
-only here (and in the layers' own loaders) does anything ask whether a store is
-a server.
+module: only ``graph/`` and ``retrieve/`` know the files in the folder, and
+above them only this module opens one kind of store or the other (the CLI still
+checks that a ``--to``/``--from``/``--to-neo4j`` argument names a server).
 
     >>> with Index.open(".vitalrag") as index:          # or a bolt:// URI
     ...     index.retriever().search("send a prepared request")
@@ -166,9 +166,9 @@ class Index:
         self.views = views
 
     @classmethod
-    def open(cls, store: str, index_dir: str | None = None, *, held: bool = False) -> Index:
-        """The index whose graph store is ``store`` (a folder or a server URI)."""
-        return IndexLocation.of(store, index_dir).open(held=held)
+    def open(cls, location: str, index_dir: str | None = None, *, held: bool = False) -> Index:
+        """The index whose graph store is at ``location`` (a folder or a server URI)."""
+        return IndexLocation.of(location, index_dir).open(held=held)
 
     @property
     def folder(self) -> Path:

@@ -260,3 +260,7 @@ def test_each_retriever_is_a_view_retriever_and_fusion_is_one_over_them(retrieve
     assert fused == retriever.search(query, k=5)
     with pytest.raises(InputError, match="unknown retriever"):
         retriever.retriever("grep")
+
+
+def test_a_query_takes_a_path_as_its_file(tmp_path):
+    assert Query.of("q", tmp_path / "a.py", 3).file == str(tmp_path / "a.py")

@@ -5,7 +5,9 @@
     >>> r.search("...", file="src/requests/api.py", line=60, retriever="walk")
 
 Every result is a ``ScoredView``: the view (tagged with its object id), its
-score, and the rank each retriever gave it.
+score, and the rank each retriever gave it. The retrievers themselves are
+``ViewRetriever``s (``retrieve.retrievers``); ``Retriever`` holds a store and its
+views and hands out the one asked for by name.
 """
 
 from __future__ import annotations

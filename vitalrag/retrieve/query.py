@@ -10,6 +10,7 @@ once per search into a ``Scope``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,11 +41,12 @@ class Query:
             raise InputError(f"repositories are names, got {self.repos!r}")
 
     @classmethod
-    def of(cls, text: str, file: str | None = None, line: int | None = None,
+    def of(cls, text: str, file: str | os.PathLike[str] | None = None, line: int | None = None,
            repo: str | Sequence[str] | None = None) -> Query:
-        """A query from the arguments callers pass (``repo``: a name or several)."""
+        """A query from the arguments callers pass (``file``: a path; ``repo``: a
+        name or several)."""
         repos = (repo,) if isinstance(repo, str) else tuple(dict.fromkeys(repo or ()))
-        return cls(text, file, line, repos)
+        return cls(text, os.fspath(file) if isinstance(file, os.PathLike) else file, line, repos)
 
 
 @dataclass(frozen=True, slots=True)
