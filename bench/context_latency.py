@@ -21,7 +21,7 @@ from pathlib import Path
 from _common import pct
 from context_quality import CORPORA
 
-from vitalrag.allocate import context_from
+from vitalrag.context import context_from
 from vitalrag.eval.corpora import cache_root
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.retrieve.api import Retriever

@@ -60,9 +60,9 @@ from pathlib import Path
 
 from _common import pct
 
-from vitalrag.allocate import context_from
+from vitalrag.context import context_from
 from vitalrag.allocate.api import allocate
-from vitalrag.allocate.context import DEFAULT_POOL, FUSION_WEIGHTS
+from vitalrag.context import DEFAULT_POOL, FUSION_WEIGHTS
 from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
 from vitalrag.allocate.fill import is_test_path
 from vitalrag.eval.corpora import cache_root

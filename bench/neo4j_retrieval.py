@@ -33,7 +33,7 @@ from pathlib import Path
 
 from _common import pct, queries
 
-from vitalrag.allocate.context import context_from
+from vitalrag.context import context_from
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.graph.neo4j import Neo4jStore
 from vitalrag.graph.neo4j_views import Neo4jViews

@@ -27,6 +27,7 @@ from vitalrag.ingest import index_repository
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import make_embedder
 from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.retrieve.query import Query, Scope
 
 
 def timed(fn, qs):  # noqa: ANN001, ANN202
@@ -57,10 +58,11 @@ def main() -> None:
         qs = queries(store, args.queries)
         vectors = {q: embedder.encode([q])[0] for q in qs}
         assert r.index.dense is not None
+        bm25, walk = r.retriever("bm25"), r.retriever("walk")
         rows = {
-            "bm25": timed(lambda q: r.bm25(q, 100), qs),
+            "bm25": timed(lambda q: bm25.rank(Query(q), Scope(), 100), qs),
             "faiss (no encoding)": timed(lambda q: r.index.dense.search(vectors[q], 100), qs),
-            "walk (embedded store)": timed(lambda q: r.walk(q, 100, repo=corpus.name, file=None, line=None), qs),
+            "walk (embedded store)": timed(lambda q: walk.rank(Query(q), Scope(repo=corpus.name), 100), qs),
             "query encoding": timed(lambda q: embedder.encode([q]), qs),
             "fused (with encoding)": timed(lambda q: r.search(q, k=20), qs),
         }

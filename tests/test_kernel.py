@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import vitalrag.kernel
-from vitalrag.kernel.files import replacing
+from vitalrag.kernel.files import replacing, replacing_dir
 
 
 def test_replacing_swaps_the_whole_file_in_at_the_end(tmp_path):
@@ -29,6 +29,27 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         raise RuntimeError("killed mid-write")
     assert dest.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["current.json"]
+
+
+def test_a_killed_writer_leaves_a_temporary_named_by_its_prefix(tmp_path):
+    with pytest.raises(RuntimeError), replacing(tmp_path / "graph-1.json", temp_prefix=".graph-") as tmp:
+        assert tmp.name.startswith(".graph-") and tmp.name.endswith(".tmp")
+        raise RuntimeError("killed mid-write")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_replacing_dir_puts_a_whole_folder_in_place_of_a_full_one(tmp_path):
+    dest = tmp_path / "corpus"
+    (dest / "old").mkdir(parents=True)
+    with replacing_dir(dest, temp_prefix=".unpack-") as tmp:
+        (tmp / "new").write_text("x")
+        assert (dest / "old").is_dir()  # readers see the old folder until the end
+    assert [p.name for p in dest.iterdir()] == ["new"]
+    with pytest.raises(RuntimeError), replacing_dir(dest) as tmp:
+        (tmp / "half").write_text("x")
+        raise RuntimeError("failed mid-fill")
+    assert [p.name for p in dest.iterdir()] == ["new"]
+    assert [p.name for p in tmp_path.iterdir()] == ["corpus"]
 
 
 def test_the_kernel_imports_no_layer_above_it():

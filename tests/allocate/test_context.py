@@ -10,12 +10,14 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from vitalrag.allocate import AllocationRecord, context, context_from, policy_names
-from vitalrag.allocate.context import DEFAULT_POOL, FUSION_WEIGHTS
+from vitalrag.context import DEFAULT_POOL, FUSION_WEIGHTS
 from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
@@ -184,3 +186,16 @@ def test_the_default_cap_is_the_policys_own(tmp_path):
     assert slot(b_obj=1024).clipped and slot(b_obj=1024).tokens <= 1024
     paper = slot(policy="vital")
     assert paper.clipped and paper.tokens <= 1024 and paper.d > 1024
+
+
+def test_allocate_stays_below_retrieval_and_the_context_above_both():
+    """Importing the paper's model loads neither the retrievers nor ``vitalrag.context``
+    (``vitalrag.allocate.context`` is looked up on first use)."""
+    code = ("import sys, vitalrag.allocate; print(sorted(m for m in sys.modules "
+            "if m.startswith(('vitalrag.retrieve', 'vitalrag.context', 'vitalrag.index'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    import vitalrag.allocate
+    import vitalrag.context
+
+    assert vitalrag.allocate.context is vitalrag.context.context

@@ -31,8 +31,8 @@ def test_allocation_provenance_round_trip(tmp_path):
         r = Retriever(store, RetrievalIndex.load(tmp_path), HashingEmbedder(64))
         views = r.search("Engine run prepare slugify", k=30)
         record = allocate("Engine run prepare slugify", views, store=store).record
-        aid = store.write_allocation(record.to_dict())
-        assert store.write_allocation(record.to_dict()) == aid  # idempotent
+        aid = store.write_allocation(record)
+        assert store.write_allocation(record) == aid  # idempotent
         got = store.read_allocation(aid)
         assert got is not None
         assert got["allocation"]["policy"] == "vital" and got["allocation"]["tokens"] == record.tokens

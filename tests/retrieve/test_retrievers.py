@@ -15,6 +15,8 @@ from vitalrag.retrieve.api import DenseUnavailable, Retriever
 from vitalrag.retrieve.dense import ModelLoadError, SentenceTransformerEmbedder
 from vitalrag.retrieve.fusion import rrf
 from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.retrieve.query import Query
+from vitalrag.retrieve.retrievers import Fusion
 from vitalrag.retrieve.views import embeds
 
 from tests_support import FIXTURES, CountingEmbedder
@@ -255,3 +257,28 @@ def test_every_vector_is_on_disk_once(tmp_path):
     in_snapshot = set(index.dense.hashes.tolist())
     cached = set(np.load(next((store.folder / "embeddings").glob("*.npz")))["hashes"].tolist())
     assert in_snapshot and cached and not in_snapshot & cached
+
+
+@pytest.mark.parametrize("args, message", [
+    (("  ",), "empty query"),
+    (("q", None, 3), "a line needs a file"),
+    (("q", "pkg/core.py", 0), "line must be >= 1"),
+])
+def test_a_query_is_checked_when_made(args, message):
+    with pytest.raises(InputError, match=message):
+        Query.of(*args)
+
+
+def test_each_retriever_is_a_view_retriever_and_fusion_is_one_over_them(retriever):
+    query = Query.of("slugify a text")
+    scope = retriever.scope(query)
+    parts = [retriever.retriever(name) for name in ("bm25", "walk", "dense")]
+    assert [p.name for p in parts] == ["bm25", "walk", "dense"]
+    fused = Fusion(parts).rank(query, scope, 5)
+    assert fused == retriever.search(query, k=5)
+    with pytest.raises(InputError, match="unknown retriever"):
+        retriever.retriever("grep")
+
+
+def test_a_query_takes_a_path_as_its_file(tmp_path):
+    assert Query.of("q", tmp_path / "a.py", 3).file == str(tmp_path / "a.py")

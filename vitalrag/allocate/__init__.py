@@ -6,18 +6,20 @@ and how many tokens each gets (VITAL-RAG, arXiv 2607.26937, section 5).
     >>> result.text          # C(q)
     >>> result.record        # AllocationRecord: every view's fate, every slot's tokens
 
-    >>> from vitalrag.allocate import context
-    >>> context("send a prepared request", store=".vitalrag")   # retrieve, then allocate
+Retrieving and then allocating (``context``) is ``vitalrag.context``, above
+this package and ``retrieve``; ``vitalrag.allocate.context`` and
+``context_from`` still name it (looked up on first use, so this package imports
+nothing above it).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from vitalrag.allocate.api import allocate
 from vitalrag.allocate.base import Allocation, AllocationParams, AllocationRequest, Policy, token_authority
-from vitalrag.allocate.context import context, context_from
 from vitalrag.allocate.controls import POLICIES, get_policy, policy_names
 from vitalrag.allocate.provenance import ObjectKey, identifier_tokens, object_key
-from vitalrag.allocate.record import AllocationRecord, SlotRecord, ViewDecision
 from vitalrag.allocate.render import Rendering, render_prefix, render_window
 from vitalrag.allocate.source import (
     GraphObjectSource,
@@ -27,6 +29,7 @@ from vitalrag.allocate.source import (
     ViewObjectSource,
 )
 from vitalrag.allocate.vital import VitalPolicy, quotient
+from vitalrag.model import AllocationRecord, SlotRecord, ViewDecision
 
 __all__ = [
     "POLICIES", "Allocation", "AllocationParams", "AllocationRecord", "AllocationRequest",
@@ -35,3 +38,11 @@ __all__ = [
     "allocate", "context", "context_from", "get_policy", "identifier_tokens", "object_key",
     "policy_names", "quotient", "render_prefix", "render_window", "token_authority",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("context", "context_from"):
+        import vitalrag.context
+
+        return getattr(vitalrag.context, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

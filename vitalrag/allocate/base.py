@@ -28,7 +28,6 @@ from vitalrag.allocate.provenance import (
     object_identifier,
     object_key,
 )
-from vitalrag.allocate.record import AllocationRecord, Role, SlotRecord, ViewDecision, ViewStatus
 from vitalrag.allocate.render import (
     Rendering,
     full_rendering,
@@ -38,7 +37,16 @@ from vitalrag.allocate.render import (
 )
 from vitalrag.allocate.source import ObjectSource, ObjectText, first_signature
 from vitalrag.errors import InputError
-from vitalrag.model import ScoredView, View, split_lines
+from vitalrag.model import (
+    AllocationRecord,
+    Role,
+    ScoredView,
+    SlotRecord,
+    View,
+    ViewDecision,
+    ViewStatus,
+    split_lines,
+)
 from vitalrag.tokens import TokenCounter
 
 

@@ -55,11 +55,10 @@ from vitalrag.allocate.base import (
     view_text,
 )
 from vitalrag.allocate.provenance import ObjectKey, identifier_tokens, object_identifier
-from vitalrag.allocate.record import Role, SlotRecord
 from vitalrag.allocate.render import Rendering
 from vitalrag.allocate.source import ObjectText
 from vitalrag.allocate.vital import ObjectGroup, SameFile, quotient
-from vitalrag.model import split_lines
+from vitalrag.model import Role, SlotRecord, split_lines
 from vitalrag.tokens import TokenCounter
 
 TestsMode = Literal["auto", "include", "exclude"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from vitalrag.allocate.record import AllocationRecord, SlotRecord, ViewDecision
+from vitalrag.model import AllocationRecord, SlotRecord, ViewDecision
 
 #: fill colours by role (given share); the used part is drawn darker
 ROLE_COLOURS = {

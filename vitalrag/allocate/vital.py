@@ -34,9 +34,8 @@ from vitalrag.allocate.base import (
     view_text,
 )
 from vitalrag.allocate.provenance import ObjectKey, identifier_tokens, object_identifier
-from vitalrag.allocate.record import Role
 from vitalrag.allocate.source import ObjectText
-from vitalrag.model import View
+from vitalrag.model import Role, View
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from vitalrag.allocate.context import DEFAULT_POOL, context
 from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
 from vitalrag.allocate.fill import TESTS_MODES
-from vitalrag.allocate.record import AllocationRecord, ViewDecision
 from vitalrag.allocate.report import render_html, spans_text, view_label
 from vitalrag.cli.index_commands import store_option
 from vitalrag.cli.output import emit_json, stderr_console
+from vitalrag.context import DEFAULT_POOL, context
 from vitalrag.errors import InputError
+from vitalrag.model import AllocationRecord, ViewDecision
 from vitalrag.retrieve.api import RETRIEVERS
 
 if TYPE_CHECKING:
@@ -198,7 +198,7 @@ def explain(query: str, html_out: Path | None, neo4j_uri: str | None, **opts: An
         stderr_console().print(f"wrote {html_out}", highlight=False, markup=False)
     if store is not None:
         try:
-            aid = store.write_allocation(result.record.to_dict())
+            aid = store.write_allocation(result.record)
         finally:
             store.close()
         # plain echo: the Cypher line must not be wrapped, so it can be pasted

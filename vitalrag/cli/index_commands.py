@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +13,9 @@ from vitalrag.errors import ObjectNotFound, VitalRAGError
 from vitalrag.graph.store import DEFAULT_STORE, GraphStore, object_lines, open_store
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
 from vitalrag.model import EDGE_KINDS, NODE_KINDS, split_lines
+
+if TYPE_CHECKING:
+    from vitalrag.index import IndexLocation, IndexRun  # imported when used: `--help` stays instant
 
 store_option = click.option(
     "--store", "store_location", envvar="VITALRAG_STORE", default=DEFAULT_STORE, show_default=True,
@@ -66,139 +64,37 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
     started = time.perf_counter()
     # the parse workers start first, while this process is small and has one thread
     with ParsePool(workers) as pool:
-        embedder, folder = _prepare_write(store_location, index_dir, model, embed)
+        where, embedder = _prepare_write(store_location, index_dir, model, embed)
         prepared = time.perf_counter() - started  # the worker processes and the embedding model
-        with _writing(folder, wait):
+        with _writing(where, wait):
             with progress_bar() as progress:
-                run = _index_run(path, store_location, folder, embedder, progress=progress, name=name,
-                                 max_bytes=max_bytes, executor=pool, force=force)
-    run.phases = {"start": prepared, **run.phases}
-    data = run.summary(time.perf_counter() - started)
+                run = where.update(path, embedder=embedder, progress=progress, name=name,
+                                   max_bytes=max_bytes, executor=pool, force=force)
+    data = _summary(run, {"start": prepared, **run.phases}, time.perf_counter() - started)
     if as_json:
         emit_json(data)
         return
     _print_report(data, store_location)
 
 
-@dataclass
-class _Run:
-    """What one index run did, and how long each step took."""
-
-    report: Any
-    stats: Any  # BuildStats; None when nothing changed (``report`` is the recorded one)
-    phases: dict[str, float]
-
-    def summary(self, seconds: float) -> dict[str, Any]:
-        """The report for output: ``seconds`` is the whole run's wall time, ``phases``
-        every step of it (``graph_seconds``: parsing to the graph written). A run
-        that found nothing changed (``stats`` None) reports the run that made the
-        live version, with nothing parsed, embedded or written."""
-        if self.stats is None:
-            data = dict(self.report)
-            data.update(graph_seconds=0.0, embedded=0)
-        else:
-            data = self.report.to_json()
-            data["graph_seconds"] = data.pop("seconds")
-            data["views"] = self.stats.views
-            data["embedded"] = self.stats.encoded
-            data["model"] = self.stats.model
-        data["seconds"] = round(seconds, 3)
-        data["phases"] = {k: round(v, 4) for k, v in self.phases.items()}
-        return data
-
-
-def _index_run(path: str, store_location: str, folder: Path, embedder: Any, *,
-               progress: Any = None, force: bool = False, **options: Any) -> _Run:
-    """Index ``path`` into the store and rebuild its retrieval index, under the
-    writer lock the caller holds. The new graph and retrieval snapshots are
-    written first and switched to together (one rename of the version pointer;
-    in Neo4j, one new version of the repository, graph and views, switched to at
-    the end), so readers see the previous pair until the new one is whole.
-
-    When nothing changed since the run that made the live version (its record's
-    fingerprint: the files' digests, the options, the model, this version of
-    vitalrag), nothing is loaded or written (``force``: index all the same)."""
-    from vitalrag.graph.memory import MemoryStore
-    from vitalrag.graph.version import Staged
-    from vitalrag.ingest import index_repository
-    from vitalrag import __version__
-    from vitalrag.ingest.pipeline import survey
-    from vitalrag.retrieve.index import RETRIEVAL_SCHEMA, RetrievalIndex
-    from vitalrag.retrieve.views import EMBEDDED_KINDS, ViewConfig
-
-    staged = Staged(folder)
-    mark = time.perf_counter()
-    surveyed = survey(path, name=options.get("name"), max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES))
-    model = embedder.name if embedder is not None else None
-    fingerprint = surveyed.fingerprint(model=model, vitalrag=__version__, views=repr(ViewConfig()),
-                                       embedded=sorted(EMBEDDED_KINDS), retrieval=RETRIEVAL_SCHEMA)
-    phases = {"survey": time.perf_counter() - mark}
-    # an embedded store whose graph and retrieval snapshots share the folder records its runs
-    recorded = _recorded_runs(store_location, folder, model)
-    if recorded is not None and not force:
-        unchanged = _unchanged_run(folder, recorded.get(surveyed.repo), fingerprint)
-        if unchanged is not None:
-            return _Run(unchanged, None, phases)
-    mark = time.perf_counter()
-    if embedder is not None:
-        _ = embedder.dim  # a bad --model fails here, before the store is touched
-    store = _open(store_location, create=True)
-    phases["load"] = time.perf_counter() - mark
-    try:
-        if isinstance(store, MemoryStore):
-            store.staged = staged
-        else:  # the folder lock is held: a lease in Neo4j is another machine's index, or a killed one's
-            store.wait_for_writers = True  # type: ignore[attr-defined]
-        with store.writing():
-            report = index_repository(path, store, progress=progress, cache_dir=folder / "facts",
-                                      surveyed=surveyed, **options)
-            phases.update(report.phases)
-            retrieval, stats = RetrievalIndex.build(store, folder, embedder=embedder, progress=progress,
-                                                    staged=staged)
-            phases.update(stats.phases)
-            if recorded is not None:
-                staged.runs = {**recorded, report.repo: {
-                    "fingerprint": fingerprint, "model": model, "indexed_at": time.time(),
-                    "report": {**report.to_json(), "views": stats.views, "model": stats.model}}}
-            mark = time.perf_counter()
-            _push_views(store, retrieval, report.repo, progress)
-        staged.commit()
-        phases["switch"] = time.perf_counter() - mark
-    finally:
-        store.close()
-    return _Run(report, stats, phases)
-
-
-def _recorded_runs(store_location: str, folder: Path, model: str | None) -> dict[str, Any] | None:
-    """The live version's records of index runs that still hold for a run with
-    ``model``: those of the same model (a run with another rebuilds every
-    repository's views). None where runs are not recorded: a server store (another
-    machine may change its graph), or a retrieval folder apart from the graph's."""
-    from vitalrag.graph.store import is_server_uri
-    from vitalrag.graph.version import runs
-
-    if is_server_uri(store_location) or Path(store_location).resolve() != folder.resolve():
-        return None
-    return {repo: rec for repo, rec in runs(folder).items() if rec.get("model") == model}
-
-
-def _unchanged_run(folder: Path, record: dict[str, Any] | None, fingerprint: str) -> dict[str, Any] | None:
-    """The report of the run that made the live version, when it had ``fingerprint``
-    (nothing changed since: nothing to parse, load or write); else None."""
-    from vitalrag.graph.delta import Delta
-    from vitalrag.graph.version import current
-    from vitalrag.retrieve.index import RetrievalIndex
-
-    if record is None or record.get("fingerprint") != fingerprint or current(folder).graph is None:
-        return None
-    meta = RetrievalIndex.live_meta(folder)
-    if meta is None or meta.get("model") != record.get("model"):
-        return None
-    report = dict(record["report"])
-    files = report.get("files", 0)
-    report.update(parsed=0, reused=files, views=meta.get("views", report.get("views")),
-                  changes=Delta().to_dict(), unchanged_since=record.get("indexed_at"))
-    return report
+def _summary(run: IndexRun, phases: dict[str, float], seconds: float) -> dict[str, Any]:
+    """One index run's report for output: ``seconds`` is the whole run's wall time,
+    ``phases`` every step of it (``graph_seconds``: parsing to the graph written).
+    A run that found nothing changed reports the run that made the live version,
+    with nothing parsed, embedded or written."""
+    if run.unchanged is not None:
+        data = dict(run.unchanged)
+        data.update(graph_seconds=0.0, embedded=0)
+    else:
+        assert run.report is not None and run.stats is not None
+        data = run.report.to_json()
+        data["graph_seconds"] = data.pop("seconds")
+        data["views"] = run.stats.views
+        data["embedded"] = run.stats.encoded
+        data["model"] = run.stats.model
+    data["seconds"] = round(seconds, 3)
+    data["phases"] = {k: round(v, 4) for k, v in phases.items()}
+    return data
 
 
 @click.command()
@@ -223,17 +119,17 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
     from vitalrag.ingest.watch import watch_repository
 
     with ParsePool() as pool:  # for every re-index, forked before anything is loaded
-        embedder, folder = _prepare_write(store_location, index_dir, model, embed)
+        where, embedder = _prepare_write(store_location, index_dir, model, embed)
         console = stderr_console()
 
         def run(changed: list[str], label: str = "catch-up") -> None:
             started = time.perf_counter()
-            with _writing(folder, wait=True):
+            with _writing(where, wait=True):
                 # force: the first run reports the work it did, like every later one
-                done = _index_run(path, store_location, folder, embedder, name=name, executor=pool,
-                                  force=True)
+                done = where.update(path, embedder=embedder, name=name, executor=pool, force=True)
             seconds = time.perf_counter() - started
             report, stats, phases = done.report, done.stats, done.phases
+            assert report is not None and stats is not None  # forced: never skipped
             what = f"{len(changed)} changed file(s)" if changed else label
             # one line per step (a log line a rich console would wrap)
             click.echo(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
@@ -250,58 +146,29 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
             except VitalRAGError as exc:  # keep watching: the next save may fix it
                 console.print(f"re-index failed: {exc}")
 
-        watch_repository(path, on_change, debounce_ms=debounce, ignore=(folder,))
-
-
-def _push_views(store: GraphStore, retrieval: Any, repo: str, progress: Any = None) -> None:
-    """A server store gets the repository's views and embeddings too: it serves
-    retrieval without the local folder."""
-    from vitalrag.graph.store import is_server_uri
-
-    if is_server_uri(store.location):
-        from vitalrag.retrieve.server_index import push_views
-
-        push_views(store, retrieval, [repo], progress=progress)
+        watch_repository(path, on_change, debounce_ms=debounce, ignore=(where.folder,))
 
 
 def _prepare_write(store_location: str, index_dir: str | None, model: str | None,
-                   embed: bool) -> tuple[Any, Path]:
-    """The embedder (not loaded yet: ``_index_run`` loads it before it writes, and
-    not at all when nothing changed) and the retrieval folder, once the folders to
-    write are known to be writable."""
-    from vitalrag.kernel.locks import check_writable
-    from vitalrag.graph.store import is_server_uri
-    from vitalrag.retrieve.api import index_folder
+                   embed: bool) -> tuple[IndexLocation, Any]:
+    """Where the index is and the embedder (not loaded yet: ``IndexLocation.update``
+    loads it before it writes, and not at all when nothing changed), once the
+    folders to write are known to be writable."""
+    from vitalrag.index import IndexLocation
     from vitalrag.retrieve.dense import make_embedder
 
     embedder = make_embedder(model) if embed else None
-    folder = index_folder(store_location, index_dir)
-    check_writable(folder)
-    if not is_server_uri(store_location) and Path(store_location) != folder:
-        check_writable(store_location)
-    return embedder, folder
+    where = IndexLocation.of(store_location, index_dir)
+    where.check_writable()
+    return where, embedder
 
 
-@contextmanager
-def _writing(folder: Path, wait: bool) -> Iterator[None]:
-    """Hold the store's writer lock for one index run; a store folder this run
-    created is removed again when the run fails."""
-    from vitalrag.kernel.locks import WRITER_LOCK_FILE, writer_lock
-
-    existed = os.path.lexists(folder)
-
+def _writing(where: IndexLocation, wait: bool) -> AbstractContextManager[None]:
+    """The index's writer lock for one run, saying so when it waits for another."""
     def waiting() -> None:
-        click.echo(f"another index is writing {folder}: waiting for it", err=True)
+        click.echo(f"another index is writing {where.folder}: waiting for it", err=True)
 
-    with writer_lock(folder, wait=wait, on_wait=waiting):
-        # looked at under the lock: a run that waited may find the first one's index there
-        created = not existed and set(os.listdir(folder)) <= {WRITER_LOCK_FILE}
-        try:
-            yield
-        except BaseException:
-            if created:
-                shutil.rmtree(folder, ignore_errors=True)
-            raise
+    return where.writer(wait=wait, on_wait=waiting)
 
 
 def _print_report(data: dict[str, Any], location: str) -> None:

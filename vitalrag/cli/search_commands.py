@@ -24,12 +24,13 @@ from vitalrag.retrieve.api import RETRIEVERS
 def search(query: str, store_location: str, index_dir: str | None, file: str | None, line: int | None,
            repo: tuple[str, ...], retriever: str, k: int, as_json: bool) -> None:
     """Search the index for views of code objects matching QUERY."""
-    from vitalrag.retrieve.api import Retriever
+    from vitalrag.index import Index
 
     if line is not None and file is None:
         raise click.UsageError("--line needs --file")
-    r = Retriever.open(store_location, index_dir=index_dir)
-    hits = r.search(query, k=k, retriever=retriever, file=file, line=line, repo=list(repo) or None)
+    with Index.open(store_location, index_dir, held=True) as index:
+        hits = index.retriever().search(query, k=k, retriever=retriever, file=file, line=line,
+                                        repo=list(repo) or None)
     if as_json:
         emit_json([h.to_dict() for h in hits])
         return

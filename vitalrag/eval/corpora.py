@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vitalrag.errors import InputError, VitalRAGError
-from vitalrag.kernel.files import temp_dir
+from vitalrag.kernel.files import replacing_dir
 
 log = logging.getLogger(__name__)
 
@@ -150,8 +150,7 @@ def _cached(dest: Path, spec: str) -> Corpus | None:
 
 def _finish(dest: Path, spec: str, name: str, archive: Path) -> Corpus:
     digest = _sha256(archive)
-    tmp = temp_dir(dest.parent, ".unpack-")  # renamed into place: the umask's mode, not 0700
-    try:
+    with replacing_dir(dest, temp_prefix=".unpack-") as tmp:
         _safe_extract(archive, tmp / "src")
         entries = [p for p in (tmp / "src").iterdir()]
         # sdists unpack to one NAME-VERSION folder; jars unpack flat
@@ -159,12 +158,6 @@ def _finish(dest: Path, spec: str, name: str, archive: Path) -> Corpus:
         (tmp / "manifest.json").write_text(json.dumps(
             {"spec": spec, "name": name, "root": str(root), "sha256": digest, "archive": archive.name},
             indent=2))
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     corpus = _cached(dest, spec)
     assert corpus is not None
     return corpus

@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING
 
 from vitalrag.errors import InputError
 from vitalrag.eval.corpora import cache_root
-from vitalrag.kernel.files import temp_dir
+from vitalrag.kernel.files import replacing_dir
 from vitalrag.graph.memory import MemoryStore, graph_path
 from vitalrag.model import SCHEMA_VERSION
 
 if TYPE_CHECKING:
+    from vitalrag.index import Index
     from vitalrag.ingest.parallel import ParseExecutor
+    from vitalrag.retrieve.dense import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -81,36 +83,32 @@ def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None 
         log.info("using the cached index of %s at %s", name, folder)
         return MemoryStore.open(folder, create=False)
     base.mkdir(parents=True, exist_ok=True)
-    tmp = temp_dir(base, f".{name}-")  # renamed into place: the umask's mode, not 0700
-    try:
-        store = MemoryStore(tmp)
-        index_repository(src, store, name=name, workers=workers, progress=progress, executor=executor)
+    with replacing_dir(folder, temp_prefix=f".{name}-") as tmp:
+        index_repository(src, MemoryStore(tmp), name=name, workers=workers, progress=progress,
+                         executor=executor)
         for old in base.glob(f"{name}-*"):  # earlier keys of this corpus are stale now
             if old.is_dir() and old != folder and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{16}}", old.name):
                 shutil.rmtree(old, ignore_errors=True)
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return MemoryStore.open(folder, create=False)
 
 
-def corpus_retrieval(store: MemoryStore, model: str | None, *, progress: Progress | None = None):  # noqa: ANN201
-    """The retrieval index beside a cached corpus store, built for ``model``
-    (the real default model, as ``vitalrag index`` uses, when None) unless one
-    for that model is already there."""
+def corpus_index(store: MemoryStore, model: str | None, *,
+                 progress: Progress | None = None) -> tuple[Index, Embedder]:
+    """The index of a cached corpus store: the store and the retrieval index beside
+    it, built for ``model`` (the real default model, as ``vitalrag index`` uses,
+    when None) unless one for that model is already there; and the embedder."""
     from vitalrag.errors import StoreNotFound
+    from vitalrag.index import Index, IndexLocation
     from vitalrag.retrieve.dense import make_embedder
     from vitalrag.retrieve.index import RetrievalIndex
 
     embedder = make_embedder(model)
+    where = IndexLocation.of(store.location)
     try:
-        index = RetrievalIndex.load(store.folder)
-        if index.model == embedder.name:
-            return index, embedder
+        views = RetrievalIndex.load(store.folder)
+        if views.model == embedder.name:
+            return Index(where, store, views), embedder
     except StoreNotFound:
         pass
-    index, _ = RetrievalIndex.build(store, store.folder, embedder=embedder, progress=progress)
-    return index, embedder
+    views, _ = RetrievalIndex.build(store, store.folder, embedder=embedder, progress=progress)
+    return Index(where, store, views), embedder

@@ -26,7 +26,7 @@ import numpy as np
 
 from vitalrag.allocate.base import Allocation
 from vitalrag.allocate.provenance import normalise_path
-from vitalrag.allocate.record import AllocationRecord
+from vitalrag.model import AllocationRecord
 
 K = 5
 BOOTSTRAP_SAMPLES = 1000

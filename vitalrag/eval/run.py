@@ -26,6 +26,7 @@ from vitalrag.allocate.provenance import object_key
 from vitalrag.allocate.render import full_rendering
 from vitalrag.allocate.source import ObjectSource
 from vitalrag.errors import InputError
+from vitalrag.kernel.files import replacing
 from vitalrag.eval.metrics import auth_at_k, gold_survives, recall_at_k
 from vitalrag.eval.pool import DEFAULT_DEPTH, CachedGraphSource, FixedPool, Pool, RetrievedPool, bm25_rank
 from vitalrag.eval.repobench import lay_out, task_source, task_views
@@ -142,11 +143,10 @@ def make_pool(plan: RunPlan, store: GraphStore, repo: str) -> Pool:
         from vitalrag.retrieve.views import build_views
 
         return FixedPool(build_views(store, repo), plan.depth)
-    from vitalrag.eval.index_cache import corpus_retrieval
-    from vitalrag.retrieve.api import Retriever
+    from vitalrag.eval.index_cache import corpus_index
 
-    index, embedder = corpus_retrieval(store, plan.model)  # type: ignore[arg-type]
-    return RetrievedPool(Retriever(store, index, embedder), plan.depth, model=embedder.name)
+    index, embedder = corpus_index(store, plan.model)  # type: ignore[arg-type]
+    return RetrievedPool(index.retriever(embedder), plan.depth, model=embedder.name)
 
 
 def default_opener(workers: int | None = None, progress: Progress | None = None,
@@ -195,8 +195,7 @@ def run_tasks(tasks: Sequence[Task], plan: RunPlan, out_dir: str | Path, *,
             by_repo[(t.repo, t.root)].append(t)
     total, done = len(tasks), 0
     rows: list[dict[str, Any]] = []
-    tmp = out / ".results.jsonl.tmp"
-    with tmp.open("w", encoding="utf-8") as fh:
+    with replacing(out / "results.jsonl") as tmp, tmp.open("w", encoding="utf-8") as fh:
         for task in carried:
             done += 1
             layout = lay_out(task.repo, task.snippets)
@@ -235,7 +234,6 @@ def run_tasks(tasks: Sequence[Task], plan: RunPlan, out_dir: str | Path, *,
                 rows.extend(task_rows)
                 if progress:
                     progress("evaluate", done, total)
-    tmp.replace(out / "results.jsonl")
     seconds = time.perf_counter() - started
     summary = summarise(rows, plan, seed=plan.seed)
     summary["run"] = {"tasks_in": tasks_in, "tasks_run": len(tasks), "skipped": dict(state.skipped),

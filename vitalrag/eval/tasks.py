@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from vitalrag.errors import InputError
+from vitalrag.kernel.files import replacing
 from vitalrag.eval.imports import FileImports, ImportParseError, read_imports
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import DEFINITION_KINDS, CodeObject, file_id
@@ -364,13 +365,11 @@ def write_tasks(tasks: Iterable[Task], path: str | Path) -> int:
     """Write tasks as JSON lines (atomically); returns how many."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
     n = 0
-    with tmp.open("w", encoding="utf-8") as fh:
+    with replacing(target) as tmp, tmp.open("w", encoding="utf-8") as fh:
         for t in tasks:
             fh.write(json.dumps(t.to_dict(), ensure_ascii=False) + "\n")
             n += 1
-    tmp.replace(target)
     return n
 
 

@@ -38,7 +38,7 @@ import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
 from vitalrag.graph import packed
-from vitalrag.kernel.files import read_packed, temp_file
+from vitalrag.kernel.files import read_packed, replacing
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.store import Direction, GraphStore, sorted_export
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
@@ -178,12 +178,7 @@ class MemoryStore:
             "schema_version": SCHEMA_VERSION,
             "objects": [d for _, d in self.graph.nodes(data="obj")],
             "file_format": FILE_FORMAT,
-            "edges": [
-                (s, t, k, data["lines"])
-                for s, targets in self.graph._succ.items()
-                for t, keydict in targets.items()
-                for k, data in keydict.items()
-            ],
+            "edges": list(self.graph.edges(keys=True, data="lines")),
             "unresolved": [u.row() for refs in self._unresolved.values() for u in refs.values()],
             "sources": self._sources,
             "meta": self._meta,
@@ -191,21 +186,13 @@ class MemoryStore:
         with folder_lock(self.folder):
             for stale in self.folder.glob(".graph-*.tmp"):  # left by a writer that was killed
                 stale.unlink(missing_ok=True)
-            fd, tmp = temp_file(self.folder, ".graph-", ".tmp")  # the umask's mode (mkstemp: 0600)
-            try:
-                os.close(fd)
+            name = _new_name(self.folder)
+            # synced before the switch names it; .graph-*.tmp until renamed
+            with replacing(self.folder / name, durable=True, temp_prefix=".graph-") as tmp:
+                # made here with the umask's mode (SQLite would make it 0644 whatever the umask)
+                os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
                 packed.write(tmp, payload)
-                fd = os.open(tmp, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
                 _pause_for_tests()
-                name = _new_name(self.folder)
-                os.replace(tmp, self.folder / name)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
             if self.staged is not None and self.staged.takes(self.folder):
                 self.staged.graph = name
             else:
@@ -238,44 +225,25 @@ class MemoryStore:
 
     def _insert_nodes(self, rows: Iterable[dict[str, Any]]) -> None:
         """Object dicts into the graph, as node data ``obj`` (replacing an existing
-        node's). What MultiDiGraph.add_nodes_from does with ``(id, attrs)`` pairs,
-        without its per-node exception (it first tries the pair as a node) and
-        dict copies."""
-        graph = self.graph
-        nodes, succ, pred = graph._node, graph._succ, graph._pred
+        node's). ``add_node`` one at a time: ``add_nodes_from`` with ``(id, attrs)``
+        pairs first tries each pair as a node and pays for an exception per node."""
+        add = self.graph.add_node
         for d in rows:
-            node = d["id"]
-            data = nodes.get(node)
-            if data is None:
-                nodes[node] = {"obj": d}
-                succ[node] = {}
-                pred[node] = {}
-            else:
-                data["obj"] = d
-        if hasattr(nx, "_clear_cache"):
-            nx._clear_cache(graph)
+            add(d["id"], obj=d)
 
     def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
         self._insert_edges(e.row() for e in edges)
 
     def _insert_edges(self, rows: Iterable[Sequence[Any]]) -> None:
-        """(source, target, kind, lines) rows into the graph.
-
-        What MultiDiGraph.add_edge does for one keyed edge, without its per-call
-        overhead (a repository is thousands of edges): one key dict per
-        (source, target), shared by the successor and predecessor maps."""
+        """(source, target, kind, lines) rows into the graph; an edge whose ends are
+        not both objects is an error (``add_edge`` would add them as bare nodes)."""
         graph = self.graph
-        nodes, succ, pred = graph._node, graph._succ, graph._pred
+        add = graph.add_edge
         for source, target, kind, lines in rows:
-            if source not in nodes or target not in nodes:
-                end = source if source not in nodes else target
+            if source not in graph or target not in graph:
+                end = source if source not in graph else target
                 raise StoreError(f"edge {kind} {source} -> {target}: no node {end}")
-            keydict = succ[source].get(target)
-            if keydict is None:
-                keydict = succ[source][target] = pred[target][source] = {}
-            keydict[kind] = {"lines": tuple(lines)}
-        if hasattr(nx, "_clear_cache"):
-            nx._clear_cache(graph)
+            add(source, target, key=kind, lines=tuple(lines))
 
     def upsert_unresolved(self, refs: Sequence[UnresolvedRef], *, fresh: bool = False) -> None:
         for u in refs:

@@ -48,6 +48,7 @@ from vitalrag.graph.store import Direction, sorted_export
 from vitalrag.model import (
     DEFINITION_KINDS,
     SCHEMA_VERSION,
+    AllocationRecord,
     CodeObject,
     Edge,
     NodeId,
@@ -642,37 +643,38 @@ class Neo4jStore:
         return sorted_export(self.find_objects(repo=repo), self.find_edges(repo=repo), self.unresolved(repo))
 
     # -- allocation provenance -------------------------------------------------
-    def write_allocation(self, record: Mapping[str, Any], allocation_id: str | None = None) -> str:
-        """Store an allocation record (``AllocationRecord.to_dict()``) as an
-        ``:Allocation`` node linked to the objects it selected and to every
-        candidate view it considered; returns the allocation id."""
-        text = json.dumps(record, sort_keys=True)
+    def write_allocation(self, record: AllocationRecord, allocation_id: str | None = None) -> str:
+        """Store an allocation record as an ``:Allocation`` node linked to the
+        objects it selected and to every candidate view it considered; returns the
+        allocation id (by default a digest of the record, so writing it again is
+        idempotent)."""
+        params = dict(sorted(record.params.items()))
+        text = json.dumps(record.to_dict(), sort_keys=True)
         aid = allocation_id or "alloc-" + hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
-        params = record.get("params", {})
         props = {
-            "query": record["query"], "policy": record["policy"], "tokens": int(record["tokens"]),
+            "query": record.query, "policy": record.policy, "tokens": record.tokens,
             "budget": params.get("budget"), "k": params.get("k"), "params": json.dumps(params, sort_keys=True),
-            "caption": f"allocation {record['policy']}: {record['query'][:60]}",
+            "caption": f"allocation {record.policy}: {record.query[:60]}",
             "created_at": time.time(),
         }
         candidates, merged = [], []
-        for v in record.get("views", []):
-            key = f"{aid}|{v['view_id']}"
+        for v in record.views:
+            key = f"{aid}|{v.view_id}"
             candidates.append({
                 "key": key,
-                "props": {"view_id": v["view_id"], "object_key": v["object_key"], "allocation": aid,
-                          "caption": f"{v['status']} #{v['rank']} {v['view_id'].rsplit('#', 1)[-1][:60]}"},
-                "edge": {"rank": v["rank"], "score": v["score"], "status": v["status"], "reason": v["reason"],
-                         "slot": v.get("slot")},
+                "props": {"view_id": v.view_id, "object_key": v.object_key, "allocation": aid,
+                          "caption": f"{v.status} #{v.rank} {v.view_id.rsplit('#', 1)[-1][:60]}"},
+                "edge": {"rank": v.rank, "score": v.score, "status": v.status, "reason": v.reason,
+                         "slot": v.slot},
             })
-            if v.get("merged_into"):
-                merged.append({"key": key, "into": f"{aid}|{v['merged_into']}"})
+            if v.merged_into:
+                merged.append({"key": key, "into": f"{aid}|{v.merged_into}"})
         selected = [{
-            "object": s["object_key"], "slot": s["slot"],
-            "props": {"role": s["role"], "score": s["score"], "tokens_needed": s["d"], "tokens_given": s["b"],
-                      "tokens_used": s["tokens"], "clipped": s["clipped"], "view_id": s["view_id"],
-                      "spans": json.dumps(s["spans"]), "reason": s["reason"]},
-        } for s in record.get("slots", [])]
+            "object": s.object_key, "slot": s.slot,
+            "props": {"role": s.role, "score": s.score, "tokens_needed": s.d, "tokens_given": s.b,
+                      "tokens_used": s.tokens, "clipped": s.clipped, "view_id": s.view_id,
+                      "spans": json.dumps([list(span) for span in s.spans]), "reason": s.reason},
+        } for s in record.slots]
         for statement in q.ALLOCATION_SCHEMA:
             self._write(statement)
         pin = self.pins()

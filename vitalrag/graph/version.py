@@ -74,6 +74,26 @@ def current(folder: str | os.PathLike[str]) -> Version:
     return _read(Path(folder))[0]
 
 
+#: what ``stamp`` returns: opaque, equal while the live version stays the same
+Stamp = tuple[tuple[int, int, int] | None, ...]
+
+
+def stamp(folder: str | os.PathLike[str]) -> Stamp:
+    """A value that changes when a switch in ``folder`` changes the live version
+    (the version pointer, and the files of the older layout), and costs a few
+    stats: a server compares it before each call to know when to reload."""
+    root = Path(folder)
+    return tuple(_file_stamp(root / name) for name in (VERSION_FILE, LEGACY_POINTER, LEGACY_GRAPH))
+
+
+def _file_stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 def has_retrieval(folder: str | os.PathLike[str]) -> bool:
     return current(folder).retrieval is not None
 

@@ -42,7 +42,7 @@ import orjson
 from vitalrag import __version__
 from vitalrag.ingest.facts import FileFacts, RawRef, RefDetail
 from vitalrag.ingest.lang import REGISTRY
-from vitalrag.kernel.files import temp_file
+from vitalrag.kernel.files import replacing
 from vitalrag.kernel.text import content_hash
 from vitalrag.model import CodeObject
 
@@ -189,37 +189,29 @@ class FactsCache:
 
     def _write(self, old: set[str], new: set[str]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = temp_file(self.folder, f".{self.repo}.", ".tmp")
-        try:
-            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=3,
-                                                           mtime=0) as fh:
-                fh.write(orjson.dumps({"kind": _KIND, "version": FACTS_VERSION, "repo": self.repo}) + b"\n")
-                if old:
-                    for line in self._lines():
+        # synced before the rename (durable); a killed writer leaves .<repo>.*.tmp
+        with replacing(self.path, durable=True, temp_prefix=f".{self.repo}.") as tmp, \
+                tmp.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=3, mtime=0) as fh:
+            fh.write(orjson.dumps({"kind": _KIND, "version": FACTS_VERSION, "repo": self.repo}) + b"\n")
+            if old:
+                for line in self._lines():
+                    try:
+                        path = orjson.loads(line)[0]
+                    except (orjson.JSONDecodeError, ValueError, TypeError, IndexError, KeyError):
+                        continue
+                    if path in old:
+                        fh.write(line)
+                        old.discard(path)  # a path is written once
+            for seg in self._segments(self.segment_prefix):
+                with seg.open("rb") as part:
+                    for line in part:
                         try:
-                            path = orjson.loads(line)[0]
-                        except (orjson.JSONDecodeError, ValueError, TypeError, IndexError, KeyError):
-                            continue
-                        if path in old:
+                            path, digest = orjson.loads(line)[:2]
+                        except (orjson.JSONDecodeError, ValueError, TypeError):
+                            continue  # the last line of a process that was killed
+                        if path in new and self.files[path] == digest:
                             fh.write(line)
-                            old.discard(path)  # a path is written once
-                for seg in self._segments(self.segment_prefix):
-                    with seg.open("rb") as part:
-                        for line in part:
-                            try:
-                                path, digest = orjson.loads(line)[:2]
-                            except (orjson.JSONDecodeError, ValueError, TypeError):
-                                continue  # the last line of a process that was killed
-                            if path in new and self.files[path] == digest:
-                                fh.write(line)
-                                new.discard(path)
-                fh.close()
-                raw.flush()
-                os.fsync(raw.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+                            new.discard(path)
 
 
 def _alive(pid: int) -> bool:

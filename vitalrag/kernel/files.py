@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import os
 import secrets
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,15 +58,21 @@ def temp_dir(folder: str | os.PathLike[str], prefix: str) -> Path:
 
 
 @contextmanager
-def replacing(dest: str | os.PathLike[str], *, durable: bool = False) -> Iterator[Path]:
+def replacing(dest: str | os.PathLike[str], *, durable: bool = False,
+              temp_prefix: str | None = None) -> Iterator[Path]:
     """A temporary path beside ``dest`` for the block to write (a file, by any
     writer: ``np.savez``, ``faiss.write_index``, an exporter); at the block's end it
     replaces ``dest`` in one rename, so readers see the old file or the whole new
     one. A block that raises leaves ``dest`` as it was and the temporary file gone.
-    ``durable``: the file is synced before, and the folder after, the rename."""
+    ``durable``: the file is synced before, and the folder after, the rename.
+    ``temp_prefix``: the temporary is ``<temp_prefix><random>.tmp``, a name a
+    writer can sweep when one was killed mid-write."""
     dest = Path(dest)
-    # the suffix stays last: writers such as np.savez add theirs to a name without it
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp{dest.suffix}")
+    if temp_prefix is not None:
+        tmp = dest.with_name(f"{temp_prefix}{secrets.token_hex(6)}.tmp")
+    else:
+        # the suffix stays last: writers such as np.savez add theirs to a name without it
+        tmp = dest.with_name(f".{dest.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp{dest.suffix}")
     try:
         yield tmp
         if durable:
@@ -79,6 +86,25 @@ def replacing(dest: str | os.PathLike[str], *, durable: bool = False) -> Iterato
             sync_folder(dest.parent)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def replacing_dir(dest: str | os.PathLike[str], *, temp_prefix: str | None = None) -> Iterator[Path]:
+    """A new folder beside ``dest`` (``<temp_prefix><random>``, the umask's mode) for
+    the block to fill; at the block's end it takes ``dest``'s place. An existing
+    ``dest`` is removed first (a folder cannot be renamed over a full one), so a
+    reader may find no folder for a moment, but never a half-filled one. A block
+    that raises leaves ``dest`` as it was and the new folder gone."""
+    dest = Path(dest)
+    tmp = temp_dir(dest.parent, temp_prefix if temp_prefix is not None else f".{dest.name}.")
+    try:
+        yield tmp
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def sync_folder(folder: str | os.PathLike[str]) -> None:

@@ -5,7 +5,9 @@
     >>> r.search("...", file="src/requests/api.py", line=60, retriever="walk")
 
 Every result is a ``ScoredView``: the view (tagged with its object id), its
-score, and the rank each retriever gave it.
+score, and the rank each retriever gave it. The retrievers themselves are
+``ViewRetriever``s (``retrieve.retrievers``); ``Retriever`` holds a store and its
+views and hands out the one asked for by name.
 """
 
 from __future__ import annotations
@@ -18,24 +20,25 @@ from pathlib import Path
 from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.store import GraphStore, is_server_uri, open_store
 from vitalrag.graph.version import Version, has_retrieval, load_consistent
-from vitalrag.model import ScoredView, View
+from vitalrag.model import ScoredView
 from vitalrag.retrieve.dense import Embedder, make_embedder
-from vitalrag.retrieve.fusion import rrf
-from vitalrag.retrieve.index import Hits, RetrievalIndex, ViewIndex
-from vitalrag.kernel.text import identifiers
-from vitalrag.retrieve.walk import WalkConfig, anchors, walk
+from vitalrag.retrieve.index import RetrievalIndex, ViewIndex
+from vitalrag.retrieve.query import Query, Scope
+from vitalrag.retrieve.retrievers import (
+    NO_EMBEDDINGS,
+    POOL,
+    BM25,
+    Dense,
+    DenseUnavailable,
+    Fusion,
+    ViewRetriever,
+    Walk,
+)
+from vitalrag.retrieve.walk import WalkConfig
 
 log = logging.getLogger(__name__)
 
 RETRIEVERS = ("dense", "bm25", "walk", "fused")
-#: how deep each retriever's list goes before fusion
-POOL = 100
-#: walk-ranked objects whose body views are looked up at once
-WALK_CHUNK = 500
-
-
-class DenseUnavailable(InputError):
-    """The dense retriever was asked for on an index built without embeddings."""
 
 
 def index_folder(store_location: str, index_dir: str | None = None) -> Path:
@@ -112,8 +115,7 @@ class Retriever:
     def embedder_for(self, allowed: frozenset[str] | None) -> Embedder:
         model = self.index.model_of(allowed)
         if model is None:
-            raise DenseUnavailable("this index has no embeddings (it was built with --no-embed); "
-                                   "re-index without --no-embed, or use --retriever bm25 or walk")
+            raise DenseUnavailable(NO_EMBEDDINGS)
         if self._embedder is None or self._embedder.name != model:
             self._embedder = make_embedder(model)
         return self._embedder
@@ -122,102 +124,61 @@ class Retriever:
     def embedder(self) -> Embedder:
         return self.embedder_for(None)
 
-    # -- single retrievers ----------------------------------------------------------
-    # ``allowed``: the repositories a search may return views of (None: every one).
-    def bm25(self, query: str, k: int, allowed: frozenset[str] | None = None) -> Hits:
-        return self.index.bm25(query, k, allowed)
-
-    def dense(self, query: str, k: int, allowed: frozenset[str] | None = None) -> Hits:
-        if not self.index.has_dense:
-            raise DenseUnavailable("this index has no embeddings (it was built with --no-embed); "
-                                   "re-index without --no-embed, or use --retriever bm25 or walk")
-        vector = self.embedder_for(allowed).encode([query])[0]
-        return self.index.nearest(vector, k, allowed)
-
-    def walk(self, query: str, k: int, *, repo: str | None, file: str | None,
-             line: int | None, allowed: frozenset[str] | None = None) -> Hits:
-        # anchors only in the repositories searched: a name shared with another
-        # repository would otherwise split its weight with objects never returned
-        names = self.index.names_of(identifiers(query), allowed)
-        seeds = anchors(self.store, query, names, repo=repo, path=file, line=line, config=self.walk_config)
-        scores = walk(self.store, seeds, self.walk_config)
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        out: Hits = []
-        # the view the walk returns for a definition is its body (files, modules and
-        # repositories have none and are passed through, not returned); looked up a
-        # chunk of the ranking at a time, so a server store answers in few round trips
-        for start in range(0, len(ranked), WALK_CHUNK):
-            chunk = ranked[start:start + WALK_CHUNK]
-            bodies = self.index.bodies([node for node, _ in chunk])
-            for node, score in chunk:
-                v = bodies.get(node)
-                if v is not None and (allowed is None or v.repo in allowed):
-                    out.append((v, score))
-                    if len(out) >= k:
-                        return out
-        return out
+    def retriever(self, name: str = "fused", weights: Mapping[str, float] | None = None) -> ViewRetriever:
+        """The retriever called ``name`` (one of ``RETRIEVERS``); ``weights``: the
+        fused retriever's, by retriever name."""
+        singles: dict[str, ViewRetriever] = {
+            "bm25": BM25(self.index),
+            "walk": Walk(self.store, self.index, self.walk_config),
+            "dense": Dense(self.index, self.embedder_for),
+        }
+        if name in singles:
+            return singles[name]
+        if name != "fused":
+            raise InputError(f"unknown retriever {name!r}: choose one of {', '.join(RETRIEVERS)}")
+        parts = [singles["bm25"], singles["walk"]]
+        if self.index.has_dense:
+            parts.append(singles["dense"])
+        else:
+            log.warning("index has no embeddings: fusing bm25 and walk only")
+        return Fusion(parts, weights, depth=POOL)
 
     # -- the public search ----------------------------------------------------------
-    def search(self, query: str, *, k: int = 20, retriever: str = "fused", file: str | None = None,
+    def search(self, query: str | Query, *, k: int = 20, retriever: str = "fused", file: str | None = None,
                line: int | None = None, repo: str | Sequence[str] | None = None,
                weights: Mapping[str, float] | None = None) -> list[ScoredView]:
         """The top ``k`` views for ``query``; ``repo`` (a name or several) limits
-        every retriever to those repositories."""
-        if not query or not query.strip():
-            raise InputError("empty query: say what code you are looking for")
-        if retriever not in RETRIEVERS:
-            raise InputError(f"unknown retriever {retriever!r}: choose one of {', '.join(RETRIEVERS)}")
+        every retriever to those repositories. A ``Query`` carries its own file,
+        line and repositories."""
+        if isinstance(query, Query):
+            if (file, line, repo) != (None, None, None):
+                raise InputError("a Query carries its file, line and repositories: pass them to Query.of")
+        else:
+            query = Query.of(query, file, line, repo)
+        chosen = self.retriever(retriever, weights)
         if k < 1:
             raise InputError(f"k must be at least 1, got {k}")
-        allowed, repo, file = self._scope(repo, file)
-        if line is not None and file is not None:
-            self._check_line(repo, file, line)
-        if retriever == "bm25":
-            return self._scored(self.bm25(query, k, allowed), "bm25")
-        if retriever == "dense":
-            return self._scored(self.dense(query, k, allowed), "dense")
-        if retriever == "walk":
-            return self._scored(self.walk(query, k, repo=repo, file=file, line=line, allowed=allowed), "walk")
-        found: dict[str, View] = {}
+        return chosen.rank(query, self.scope(query), k)
 
-        def ids(hits: Hits) -> list[str]:
-            for v, _ in hits:
-                found.setdefault(v.id, v)
-            return [v.id for v, _ in hits]
-
-        rankings: dict[str, list[str]] = {
-            "bm25": ids(self.bm25(query, POOL, allowed)),
-            "walk": ids(self.walk(query, POOL, repo=repo, file=file, line=line, allowed=allowed)),
-        }
-        if self.index.has_dense:
-            rankings["dense"] = ids(self.dense(query, POOL, allowed))
-        else:
-            log.warning("index has no embeddings: fusing bm25 and walk only")
-        fused = rrf(rankings, weights)[:k]
-        return [ScoredView(found[vid], score, ranks) for vid, score, ranks in fused]
-
-    def _scored(self, hits: Hits, name: str) -> list[ScoredView]:
-        return [ScoredView(v, s, ((name, rank),)) for rank, (v, s) in enumerate(hits, 1)]
-
-    def _scope(self, repo: str | Sequence[str] | None, file: str | None
-               ) -> tuple[frozenset[str] | None, str | None, str | None]:
-        """The repositories searched (None: every one), the repository a --file
-        is in (or the only one searched), and the file's repo-relative path."""
-        names = [repo] if isinstance(repo, str) else list(dict.fromkeys(repo or ()))
+    def scope(self, query: Query) -> Scope:
+        """Where ``query`` searches in this store: the repositories it may return
+        views of (every one: None), the repository of its file (or the only one
+        searched), and the file's repo-relative path, its line checked."""
+        names = list(query.repos)
         repos = self.store.repositories()
         for r in names:
             if r not in repos:
                 raise InputError(f"no repository {r!r} in {self.store.location} (have: {', '.join(repos)})")
         candidates = names or repos
         allowed = frozenset(names) if names and not set(repos) <= set(names) else None
-        if file is None:
-            return allowed, (candidates[0] if len(candidates) == 1 else None), None
-        return (allowed, *self._locate(candidates, file))
-
-    def _check_line(self, repo: str | None, rel: str, line: int) -> None:
-        found = self.store.find_objects(repo=repo, path=rel, kind="file")
-        if found and not 1 <= line <= found[0].end_line:
-            raise InputError(f"line {line} is past the end of {rel} ({found[0].end_line} lines)")
+        if query.file is None:
+            return Scope(allowed, candidates[0] if len(candidates) == 1 else None, None)
+        repo, rel = self._locate(candidates, query.file)
+        if query.line is not None:
+            found = self.store.find_objects(repo=repo, path=rel, kind="file")
+            if found and not 1 <= query.line <= found[0].end_line:
+                raise InputError(f"line {query.line} is past the end of {rel} ({found[0].end_line} lines)")
+        return Scope(allowed, repo, rel)
 
     def _locate(self, candidates: Sequence[str], file: str) -> tuple[str, str]:
         """The repository among ``candidates`` and the repo-relative path a --file names."""

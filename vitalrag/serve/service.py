@@ -1,11 +1,10 @@
 """``ContextService``: one loaded index answering many queries.
 
-A server process keeps one ``Retriever`` (graph store, retrieval index and, for
-dense search, the embedding model) in memory. Before each call it compares the
-modification stamp of the index version pointer (``current.json``, which names
-the graph and the retrieval snapshot together; the files of the older layout
-too) with the one it loaded; when a re-index has switched it, it loads the new
-pair once and swaps it in. The embedding
+A server process keeps one ``Index`` (graph store and retrieval views) and its
+``Retriever`` (with, for dense search, the embedding model) in memory. Before
+each call it compares the index's change stamp (``Index.stamp``: a few stats of
+the version it loaded) with the one it loaded; when a re-index has switched the
+live version, it loads the new one once and swaps it in. The embedding
 model is reused across reloads when the index names the same model, because
 loading it costs seconds while a stat costs microseconds. On a Neo4j store each
 call's reads see one version of every repository (``GraphStore.snapshot``): a
@@ -19,23 +18,22 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from vitalrag.allocate.context import DEFAULT_POOL, check_context_args, context_from
 from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
+from vitalrag.context import DEFAULT_POOL, ContextSettings, allocate_context
 from vitalrag.errors import InputError, ObjectNotFound, VitalRAGError
-from vitalrag.graph.store import Direction, GraphStore, is_server_uri, object_lines
+from vitalrag.graph.store import Direction, GraphStore, object_lines
+from vitalrag.index import Index, IndexLocation, Stamp
 from vitalrag.model import EDGE_KINDS
-from vitalrag.graph.version import LEGACY_GRAPH, LEGACY_POINTER, VERSION_FILE
-from vitalrag.retrieve.api import Retriever, index_folder, open_index, open_pair
+from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import Embedder, make_embedder
+from vitalrag.retrieve.query import Query
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +46,6 @@ MAX_EDGES = 500
 MAX_NEIGHBORS = 500
 DIRECTIONS: tuple[str, ...] = ("both", "out", "in")
 
-Stamp = tuple[tuple[int, int, int] | None, ...]
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -65,6 +62,7 @@ def _one_version(method: Callable[Concatenate[ContextService, P], R]) -> Callabl
 
 @dataclass(frozen=True, slots=True)
 class _Loaded:
+    index: Index
     retriever: Retriever
     stamp: Stamp
     loaded_at: float
@@ -77,8 +75,8 @@ class ContextService:
     def __init__(self, store_location: str, index_dir: str | None = None) -> None:
         self.store_location = store_location
         self.index_dir = index_dir
-        self.folder = index_folder(store_location, index_dir)
-        self._server_store = is_server_uri(store_location)
+        self.location = IndexLocation.of(store_location, index_dir)
+        self.folder = self.location.folder
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
         self._embedder: Embedder | None = None
@@ -94,16 +92,9 @@ class ContextService:
         self._current()
         return self
 
-    def _stamp(self) -> Stamp:
-        paths = [self.folder / VERSION_FILE, self.folder / LEGACY_POINTER]
-        if not self._server_store:
-            graph_folder = Path(self.store_location)
-            paths += [graph_folder / VERSION_FILE, graph_folder / LEGACY_GRAPH]
-        return tuple(_file_stamp(p) for p in paths)
-
     def _current(self) -> Retriever:
         loaded = self._loaded
-        if loaded is not None and loaded.stamp == self._stamp():
+        if loaded is not None and loaded.stamp == self.location.stamp():
             return loaded.retriever
         # One caller reloads; the others keep answering from the index they have.
         if not self._lock.acquire(blocking=loaded is None):
@@ -111,11 +102,11 @@ class ContextService:
             return loaded.retriever
         try:
             loaded = self._loaded
-            stamp = self._stamp()
+            stamp = self.location.stamp()
             if loaded is not None and loaded.stamp == stamp:
                 return loaded.retriever
             try:
-                retriever = self._load(loaded)
+                index, retriever = self._load(loaded)
             except VitalRAGError:
                 if loaded is None:
                     raise
@@ -128,25 +119,21 @@ class ContextService:
             if loaded is not None:
                 self.reloads += 1
                 log.info("reloaded the index from %s", self.folder)
-            self._loaded = _Loaded(retriever, stamp, time.time())
+            self._loaded = _Loaded(index, retriever, stamp, time.time())
             return retriever
         finally:
             self._lock.release()
 
-    def _load(self, previous: _Loaded | None) -> Retriever:
-        # A server store is live: keep its driver (in-flight calls may use it).
-        if previous is not None and self._server_store:
-            store: GraphStore = previous.retriever.store
-            index = open_index(store, self.folder)
-        else:
-            store, index = open_pair(self.store_location, self.folder)
+    def _load(self, previous: _Loaded | None) -> tuple[Index, Retriever]:
+        index = previous.index.reopen() if previous is not None else self.location.open()
+        views = index.views
         embedder = self._embedder
-        if index.has_dense and index.model and (embedder is None or embedder.name != index.model):
-            embedder = make_embedder(index.model)
+        if views.has_dense and views.model and (embedder is None or embedder.name != views.model):
+            embedder = make_embedder(views.model)
             if self._warm:
                 embedder.encode(["warm up"])
             self._embedder = embedder
-        return Retriever(store, index, embedder if index.has_dense else None)
+        return index, index.retriever(embedder if views.has_dense else None)
 
     # -- retrieval and allocation ---------------------------------------------------
     @_one_version
@@ -185,12 +172,10 @@ class ContextService:
                   k: int, pool: int, tests: str = "auto", line_numbers: bool = True,
                   repo: str | Sequence[str] | None = None) -> Any:
         # Checked before the index is touched, so the message names the mistake.
-        check_context_args(query, file, line, policy=policy, budget=budget, k=k, pool=pool,
-                           retriever="fused", tests=tests)
-        if not isinstance(line_numbers, bool):
-            raise InputError(f"line_numbers must be true or false, got {line_numbers!r}")
-        return context_from(self._current(), query, file, line, policy=policy, budget=budget, k=k,
-                            pool=pool, tests=tests, line_numbers=line_numbers, repo=repo)
+        asked = Query.of(query, file, line, repo)
+        settings = ContextSettings(policy=policy, budget=budget, k=k, pool=pool, tests=tests,
+                                   line_numbers=line_numbers)
+        return allocate_context(self._current(), asked, settings)
 
     @_one_version
     def search(self, query: str, k: int = 10) -> list[dict[str, Any]]:
@@ -292,15 +277,7 @@ class ContextService:
     def close(self) -> None:
         loaded = self._loaded
         if loaded is not None:
-            loaded.retriever.store.close()
-
-
-def _file_stamp(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+            loaded.index.close()
 
 
 def _iso(ts: Any) -> str | None:

@@ -1,0 +1,136 @@
+"""``context``: a query in, C(q) out. Retrieval, then allocation, end to end.
+
+    >>> from vitalrag.context import context
+    >>> result = context("send a prepared request", store=".vitalrag", budget=4096)
+    >>> result.text      # C(q)
+    >>> result.record    # why each candidate view and each slot ended as it did
+
+This module sits above both layers it joins: the retriever returns a pool of
+ranked views (``pool``, deeper than the ``k`` slots, so the quotient and the
+companion slot have something to choose from); the allocator (``vitalrag.allocate``,
+the paper's model) reads object text and same-file peers from the same store.
+The query and the settings are checked once, when their values are made, before
+any index is opened, so a message names the caller's mistake rather than a
+missing store. (``vitalrag.allocate.context`` and ``context_from`` still name
+these functions.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vitalrag.allocate.api import allocate
+from vitalrag.allocate.base import PAPER_B_OBJ, Allocation
+from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
+from vitalrag.allocate.fill import TESTS_MODES, FillPolicy
+from vitalrag.errors import InputError
+from vitalrag.graph.store import DEFAULT_STORE
+from vitalrag.index import Index
+from vitalrag.retrieve.api import RETRIEVERS, Retriever
+from vitalrag.retrieve.query import Query
+from vitalrag.tokens import TokenCounter
+
+log = logging.getLogger(__name__)
+
+#: the fused ranking ``context`` allocates from: BM25 counts one and a half times
+#: (measured on bench/context_quality.py: +1.3 entry, +2.7 survival at 4,096 tokens)
+FUSION_WEIGHTS = {"bm25": 1.5}
+
+#: how many ranked views the allocator chooses from by default
+DEFAULT_POOL = 100
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSettings:
+    """How a context is made: the retriever and its pool depth, the policy, its
+    slots and budgets, and (for ``vital-fill``) tests and line numbers. Checked
+    when made. ``b_obj`` None: the policy's own cap (``vital-fill``: 2,048; the
+    paper's policies: 1,024)."""
+
+    policy: str = DEFAULT_POLICY
+    budget: int = 4096
+    k: int = 5
+    pool: int = DEFAULT_POOL
+    retriever: str = "fused"
+    b_obj: int | None = None
+    b_min: int = 128
+    tests: str = "auto"
+    line_numbers: bool = True
+
+    def __post_init__(self) -> None:
+        get_policy(self.policy)  # unknown names raise with the list of valid ones
+        if self.retriever not in RETRIEVERS:
+            raise InputError(f"unknown retriever {self.retriever!r}: choose one of {', '.join(RETRIEVERS)}")
+        for name, value in (("budget", self.budget), ("k", self.k), ("pool", self.pool)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{name} must be a whole number >= 1, got {value!r}")
+        if self.tests not in TESTS_MODES:
+            raise InputError(f"tests must be one of {', '.join(TESTS_MODES)}, got {self.tests!r}")
+        if not isinstance(self.line_numbers, bool):
+            raise InputError(f"line_numbers must be true or false, got {self.line_numbers!r}")
+
+
+def allocate_context(retriever: Retriever, query: Query, settings: ContextSettings, *,
+                     counter: TokenCounter | None = None) -> Allocation:
+    """Retrieve ``settings.pool`` views for ``query`` and allocate among them."""
+    hits = retriever.search(query, k=settings.pool, retriever=settings.retriever, weights=FUSION_WEIGHTS)
+    log.debug("retrieved %d views for %r with %s", len(hits), query.text, settings.retriever)
+    chosen = get_policy(settings.policy)
+    if isinstance(chosen, FillPolicy):
+        chosen = dataclasses.replace(chosen, tests=settings.tests,  # type: ignore[arg-type]
+                                     line_numbers=settings.line_numbers)
+    b_obj = settings.b_obj
+    if b_obj is None:
+        b_obj = chosen.b_obj if isinstance(chosen, FillPolicy) else PAPER_B_OBJ
+    result = allocate(query.text, hits, policy=chosen, budget=settings.budget, k=settings.k,
+                      store=retriever.store, b_obj=b_obj, b_min=settings.b_min, counter=counter)
+    # The record also says where its candidates came from, so it explains itself.
+    params: dict[str, Any] = {**result.record.params, "retriever": settings.retriever, "pool": settings.pool}
+    if settings.retriever == "fused":
+        params["weights"] = FUSION_WEIGHTS
+    if query.file is not None:
+        params["file"] = query.file
+        if query.line is not None:
+            params["line"] = query.line
+    record = dataclasses.replace(result.record, params=params)
+    return dataclasses.replace(result, record=record)
+
+
+def context_from(retriever_index: Retriever, query: str, file: str | None = None,
+                 line: int | None = None, *, policy: str = DEFAULT_POLICY, budget: int = 4096,
+                 k: int = 5, pool: int = DEFAULT_POOL, retriever: str = "fused",
+                 repo: str | Sequence[str] | None = None, b_obj: int | None = None, b_min: int = 128,
+                 counter: TokenCounter | None = None, tests: str = "auto",
+                 line_numbers: bool = True) -> Allocation:
+    """``context`` over an already open ``Retriever`` (servers and evaluations
+    that answer many queries keep one open)."""
+    settings = ContextSettings(policy=policy, budget=budget, k=k, pool=pool, retriever=retriever,
+                               b_obj=b_obj, b_min=b_min, tests=tests, line_numbers=line_numbers)
+    return allocate_context(retriever_index, Query.of(query, file, line, repo), settings, counter=counter)
+
+
+def context(query: str, file: str | None = None, line: int | None = None, *,
+            store: str = DEFAULT_STORE, index_dir: str | None = None, policy: str = DEFAULT_POLICY,
+            budget: int = 4096, k: int = 5, pool: int = DEFAULT_POOL, retriever: str = "fused",
+            repo: str | Sequence[str] | None = None, b_obj: int | None = None, b_min: int = 128,
+            counter: TokenCounter | None = None, tests: str = "auto",
+            line_numbers: bool = True) -> Allocation:
+    """Retrieve ``pool`` views for ``query`` from the index at ``store`` and
+    allocate ``k`` slots and ``budget`` tokens among them with ``policy``.
+
+    ``file`` (and ``line`` in it) anchor the graph walk. Object text and
+    same-file peers come from the store. Raises ``InputError`` for bad
+    arguments and ``StoreError`` when there is no index."""
+    asked = Query.of(query, file, line, repo)
+    settings = ContextSettings(policy=policy, budget=budget, k=k, pool=pool, retriever=retriever,
+                               b_obj=b_obj, b_min=b_min, tests=tests, line_numbers=line_numbers)
+    with Index.open(store, index_dir, held=True) as index:
+        return allocate_context(index.retriever(), asked, settings, counter=counter)
+
+
+__all__ = ["DEFAULT_POOL", "FUSION_WEIGHTS", "ContextSettings", "allocate_context", "context",
+           "context_from"]
