@@ -47,8 +47,10 @@ PACK_FORMAT = 3
 SUFFIX = ".db"
 #: packs a one-shot reader keeps decoded (a context touches tens of files)
 _PACK_CACHE = 512
-#: zlib's level and the size of its preset dictionary (zlib uses at most 32 KiB)
-_LEVEL = 6
+#: zlib's level, memLevel (9: its state copies quickly, see ``write``) and the size
+#: of its preset dictionary (zlib uses at most 32 KiB)
+_LEVEL = 1
+_MEM_LEVEL = 9
 _DICTIONARY = 32 * 1024
 
 
@@ -106,16 +108,17 @@ def write(path: Path, payload: Mapping[str, Any]) -> None:
             ("file_format", str(payload.get("file_format", ""))), ("fields", orjson.dumps(fields).decode()),
             ("meta", orjson.dumps(payload["meta"]).decode())])
         con.execute("INSERT INTO dictionary VALUES (?)", (zdict,))
-        rows: list[tuple[str, int, str]] = []
-        # primed once; a copy per pack is a fraction of a new compressor's cost (a small
-        # memLevel makes its state quick to copy)
-        primed = zlib.compressobj(_LEVEL, zlib.DEFLATED, 15, 4, zdict=zdict)
-        for fid, key in enumerate(keys, 1):
+        # primed once; a copy per pack costs a fraction of a new compressor's setup
+        primed = zlib.compressobj(_LEVEL, zlib.DEFLATED, 15, _MEM_LEVEL, zdict=zdict)
+
+        def compressed(key: tuple[str, str]) -> bytes:
             packer = primed.copy()
-            con.execute("INSERT INTO files VALUES (?, ?, ?, ?)",
-                        (fid, key[0], key[1], packer.compress(encoded(key)) + packer.flush()))
-            rows.extend((d["id"], fid, d["kind"]) for d in groups.pop(key)["o"])
-        con.executemany("INSERT INTO objects VALUES (?, ?, ?)", rows)
+            return packer.compress(encoded(key)) + packer.flush()
+
+        for fid, key in enumerate(keys, 1):
+            con.execute("INSERT INTO files VALUES (?, ?, ?, ?)", (fid, key[0], key[1], compressed(key)))
+        con.executemany("INSERT INTO objects VALUES (?, ?, ?)",
+                        ((d["id"], fid, d["kind"]) for fid, key in enumerate(keys, 1) for d in groups[key]["o"]))
         con.execute("CREATE UNIQUE INDEX files_key ON files (repo, path)")
         con.execute("COMMIT")
     finally:
