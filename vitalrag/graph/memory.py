@@ -40,7 +40,7 @@ from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFo
 from vitalrag.graph import packed
 from vitalrag.kernel.files import read_packed, replacing
 from vitalrag.kernel.locks import folder_lock
-from vitalrag.graph.store import Direction, GraphStore, sorted_export
+from vitalrag.graph.store import Direction, GraphStore, hops, sorted_export
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
 from vitalrag.model import (
     DEFINITION_KINDS,
@@ -379,17 +379,7 @@ class MemoryStore:
     def neighbors(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
                   direction: Direction = "both", depth: int = 1) -> dict[NodeId, int]:
         start = [i for i in ids if i in self.graph]
-        seen: dict[NodeId, int] = {i: 0 for i in start}
-        frontier = start
-        for hop in range(1, depth + 1):
-            nxt = []
-            for ends in self.adjacent(frontier, kinds=kinds, direction=direction).values():
-                for other in ends:
-                    if other not in seen:
-                        seen[other] = hop
-                        nxt.append(other)
-            frontier = nxt
-        return {n: h for n, h in sorted(seen.items()) if h > 0}
+        return hops(start, lambda frontier: self.adjacent(frontier, kinds=kinds, direction=direction), depth)
 
     def _definitions(self, key: tuple[str, str]) -> tuple[NodeId, ...]:
         """The definitions of one file, sorted; cached until that file is written."""

@@ -39,7 +39,7 @@ from urllib.parse import quote
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError
-from vitalrag.graph.store import Direction, sorted_export
+from vitalrag.graph.store import Direction, hops, sorted_export
 from vitalrag.model import DEFINITION_KINDS, SCHEMA_VERSION, CodeObject, Edge, NodeId, UnresolvedRef
 
 #: the format of the packs (``FILE_FORMAT`` of ``graph.memory`` for the JSON snapshots)
@@ -338,17 +338,7 @@ class PackedGraph:
     def neighbors(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
                   direction: Direction = "both", depth: int = 1) -> dict[NodeId, int]:
         start = list(self._locate(ids))
-        seen: dict[NodeId, int] = {i: 0 for i in start}
-        frontier = start
-        for hop in range(1, depth + 1):
-            nxt = []
-            for ends in self.adjacent(frontier, kinds=kinds, direction=direction).values():
-                for other in ends:
-                    if other not in seen:
-                        seen[other] = hop
-                        nxt.append(other)
-            frontier = nxt
-        return {n: h for n, h in sorted(seen.items()) if h > 0}
+        return hops(start, lambda frontier: self.adjacent(frontier, kinds=kinds, direction=direction), depth)
 
     def same_file(self, ids: Iterable[NodeId]) -> dict[NodeId, list[NodeId]]:
         out: dict[NodeId, list[NodeId]] = {}

@@ -8,7 +8,7 @@ behavioural suite against each.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -157,6 +157,23 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     if held and not create:
         return open_snapshot(loc)
     return MemoryStore.open(loc, create=create)
+
+
+def hops(start: Sequence[NodeId], adjacent: Callable[[list[NodeId]], Mapping[NodeId, Sequence[NodeId]]],
+         depth: int) -> dict[NodeId, int]:
+    """Breadth-first from ``start`` (present nodes) over ``adjacent(frontier)``: each
+    node reached within ``depth`` hops, but the starts, with its hop count, sorted."""
+    seen: dict[NodeId, int] = {i: 0 for i in start}
+    frontier = list(start)
+    for hop in range(1, depth + 1):
+        nxt = []
+        for ends in adjacent(frontier).values():
+            for other in ends:
+                if other not in seen:
+                    seen[other] = hop
+                    nxt.append(other)
+        frontier = nxt
+    return {n: h for n, h in sorted(seen.items()) if h > 0}
 
 
 def sorted_export(objects: Iterable[CodeObject], edges: Iterable[Edge],
