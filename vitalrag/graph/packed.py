@@ -250,10 +250,6 @@ class PackedGraph:
                 self._fids[i] = found.get(i)
         return {i: fid for i in dict.fromkeys(ids) if (fid := self._fids.get(i)) is not None}
 
-    def _node(self, node: NodeId) -> dict[str, Any] | None:
-        fid = self._locate([node]).get(node)
-        return None if fid is None else self._pack(fid)["by_id"][node]
-
     def _file_pack(self, repo: str, path: str) -> dict[str, Any] | None:
         rows = self._query("SELECT fid FROM files WHERE repo = ? AND path = ?", (repo, path))
         return self._pack(rows[0][0]) if rows else None
