@@ -1,19 +1,20 @@
 """Store size and memory at scale: a generated repository of many small files.
 
-    python bench/footprint.py [--files 100000] [--model hashing|default|none] [--keep DIR]
+    python bench/footprint.py [--files 100000] [--shape module|tiny] [--model hashing|default|none] [--keep DIR]
 
-Writes a synthetic Python repository (``--files`` modules in packages of 1,000,
-each a class with two methods and a function that calls into the previous
-module, about 20 lines), then runs, each in a fresh ``vitalrag`` process:
-
-1. ``index`` (first run), 2. ``index`` again with nothing changed, 3. ``index``
-after one file was edited, 4. one ``search`` and 5. one ``context`` from the CLI; for each it prints wall time and
-peak RSS (``/usr/bin/time``-free: ``resource.getrusage`` of the child), and
-after the runs the store's size on disk by part (graph, facts, retrieval:
-views, BM25, dense), beside the targets of issue 20 (store < 150 MB, unchanged
-re-index < 600 MB peak). ``--model none`` indexes with ``--no-embed``;
-``hashing`` uses the model-free embedder (same vector size as the default
-model); ``default`` embeds with the packaged model (slow on 2 cores).
+Writes a synthetic Python repository of ``--files`` modules in packages of 1,000
+(``module``: about 20 lines, a class with two methods and a function that calls
+into the previous module; ``tiny``: a two-line function), then runs, each in a
+fresh ``vitalrag`` process: 1. ``index`` (first run), 2. ``index`` again with
+nothing changed, 3. ``index`` after one file was edited, 4. one ``search`` and
+5. one ``context``. For each it prints wall time and peak RSS (the largest of the
+``vitalrag`` process and its parse workers, from ``getrusage`` in a wrapper
+process), then the live version's size on disk by part (graph, facts,
+retrieval: views, BM25, dense) and the folder's, beside issue 20's targets
+(store < 150 MB, unchanged re-index < 600 MB peak). ``--model none`` indexes with
+``--no-embed``; ``hashing`` uses the model-free embedder (256 dimensions, the
+default model has 384); ``default`` embeds with the packaged model (slow on 2
+cores).
 """
 
 from __future__ import annotations

@@ -132,7 +132,6 @@ class IndexLocation:
         version of vitalrag), nothing is loaded or written (``force``: index all
         the same). The embedding model is loaded only once there is work, and
         before anything is written (a bad model fails with the store untouched)."""
-        from vitalrag import __version__
         from vitalrag.graph.memory import MemoryStore
         from vitalrag.ingest import index_repository
         from vitalrag.ingest.pipeline import survey
@@ -144,7 +143,7 @@ class IndexLocation:
         mark = time.perf_counter()
         surveyed = survey(path, name=options.get("name"), max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES))
         model = embedder.name if embedder is not None else None
-        fingerprint = surveyed.fingerprint(model=model, vitalrag=__version__, views=repr(ViewConfig()),
+        fingerprint = surveyed.fingerprint(model=model, views=repr(ViewConfig()),
                                            embedded=sorted(EMBEDDED_KINDS), retrieval=RETRIEVAL_SCHEMA)
         phases = {"survey": time.perf_counter() - mark}
         recorded = self._recorded_runs(model)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from tests_support import graph_file, retrieval_snapshot
 
 from vitalrag.cli import main
-from vitalrag.kernel.files import read_packed
+from vitalrag.kernel.files import read_gzipped
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 REPO = FIXTURES / "py_resolution"
@@ -128,7 +128,7 @@ def test_a_snapshot_without_its_bm25_arrays_is_one_line(runner, indexed):
 def test_views_and_bm25_of_different_lengths_are_one_line(runner, indexed):
     packed = _snapshot(indexed) / "views.json.gz"
     # written uncompressed, as before snapshots were compressed: read all the same
-    (packed.parent / "views.json").write_text(json.dumps(json.loads(read_packed(packed))[:-3]))
+    (packed.parent / "views.json").write_text(json.dumps(json.loads(read_gzipped(packed))[:-3]))
     packed.unlink()
     _clean_error(runner.invoke(main, ["search", "slugify", "--store", str(indexed)]),
                  "is damaged", "re-index")

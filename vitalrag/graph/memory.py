@@ -1,24 +1,24 @@
-"""The embedded default store: a networkx graph persisted to one gzip-compressed
-JSON file.
+"""The embedded default store: a networkx graph persisted to one snapshot file.
 
 Layout of the index folder (``graph.version`` names the live snapshot)::
 
     .vitalrag/current.json         which graph (and retrieval) snapshot is live
-    .vitalrag/graph-<id>.json.gz   {"schema_version", "file_format", "objects", "edges",
-                                    "unresolved", "sources", "meta"}
+    .vitalrag/graph-<id>.db        the graph: per-file packs in SQLite (``graph.packed``)
 
-``objects`` are the objects' fields; ``edges`` are ``[source, target, kind,
-lines]`` and ``unresolved`` ``[source, kind, name, line, reason]`` arrays
-(``FILE_FORMAT``). A folder of the older layout has its graph in ``graph.json``;
-snapshots written before compression (``graph-<id>.json``) are read as they are.
+``save`` hands ``packed.write`` the payload ``{"schema_version", "file_format",
+"objects", "edges", "unresolved", "sources", "meta"}``: ``objects`` are the
+objects' fields; ``edges`` are ``[source, target, kind, lines]`` and
+``unresolved`` ``[source, kind, name, line, reason]`` arrays (``FILE_FORMAT``).
+Snapshots of earlier versions, JSON (``graph.json`` of the older layout,
+``graph-<id>.json``, ``graph-<id>.json.gz``), are read as they are.
 
 ``save`` writes a temporary file in the same folder, fsyncs it, renames it to a
 new snapshot name and then switches the version pointer to it (or, while an
 index run stages its writes, leaves the switch to that run's commit, which
 names the graph and the retrieval snapshot at once). A crash mid-save leaves
-the previous index intact and a reader always sees a whole snapshot. JSON
-rather than pickle: loading never runs code, and the file can be read by other
-tools.
+the previous index intact and a reader always sees a whole snapshot. SQLite and
+JSON rather than pickle: loading never runs code, and the file can be read by
+other tools.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
 from vitalrag.graph import packed
-from vitalrag.kernel.files import read_packed, replacing
+from vitalrag.kernel.files import read_gzipped, replacing
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.store import Direction, GraphStore, hops, sorted_export
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
@@ -139,7 +139,7 @@ class MemoryStore:
             data = packed.read(path)
         else:  # a JSON snapshot of an earlier version
             try:
-                data = orjson.loads(read_packed(path))
+                data = orjson.loads(read_gzipped(path))
             except (OSError, EOFError, orjson.JSONDecodeError) as exc:
                 raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
         if not isinstance(data, dict) or "schema_version" not in data:

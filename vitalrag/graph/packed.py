@@ -158,6 +158,9 @@ class _Reader:
         try:
             info = dict(con.execute("SELECT key, value FROM info"))
             self.info = info
+            if info.get("pack_format") != str(PACK_FORMAT):
+                raise SchemaMismatch(f"index {path} has pack format {info.get('pack_format')}, this VitalRAG "
+                                     f"reads {PACK_FORMAT}; re-index into a new --store")
             self.fields = orjson.loads(info["fields"])
             self.zdict = con.execute("SELECT data FROM dictionary").fetchone()[0]
         except (sqlite3.Error, KeyError, TypeError, orjson.JSONDecodeError) as exc:
@@ -213,7 +216,11 @@ class PackedGraph:
         self.path = Path(path)
         self.location = location or str(self.path.parent)
         self._con = _connect(self.path)
-        self._reader = _Reader(self.path, self._con)
+        try:
+            self._reader = _Reader(self.path, self._con)
+        except BaseException:
+            self._con.close()
+            raise
         self._packs: dict[int, dict[str, Any]] = {}
         self._fids: dict[NodeId, int | None] = {}
         self._whole: Any = None

@@ -80,7 +80,8 @@ class Survey:
 
     def fingerprint(self, **options: Any) -> str:
         """A digest of the files, their contents, what was passed over and why, the
-        extraction's version and ``options`` (what else the run's output depends on)."""
+        extraction's version (``FACTS_VERSION``, which names vitalrag's) and
+        ``options`` (what else the run's output depends on)."""
         h = hashlib.blake2b(digest_size=16)
         h.update(repr((FACTS_VERSION, str(self.root), self.repo, self.max_bytes,
                        sorted(options.items()))).encode())

@@ -15,18 +15,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
-#: gzip's level for snapshots: 7-8x smaller on source-heavy JSON, and decompressing
-#: costs less than parsing what comes out (levels above 3 cost more to write and
-#: gain little)
+#: gzip's level for JSON snapshots (the views): 7-8x smaller on source-heavy JSON,
+#: and decompressing costs less than parsing what comes out (levels above 3 cost
+#: more to write and gain little)
 GZIP_LEVEL = 3
 
 
-def packed(data: bytes) -> bytes:
+def gzipped(data: bytes) -> bytes:
     """``data`` gzip-compressed (the same bytes for the same data)."""
     return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
 
 
-def read_packed(path: str | os.PathLike[str]) -> bytes:
+def read_gzipped(path: str | os.PathLike[str]) -> bytes:
     """The bytes of ``path``, decompressed when it is gzip (a file written before
     snapshots were compressed is read as it is). Raises ``OSError`` or
     ``gzip.BadGzipFile`` (an ``OSError``) on a damaged file."""

@@ -36,7 +36,7 @@ import numpy as np
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
-from vitalrag.kernel.files import packed, read_packed, temp_dir
+from vitalrag.kernel.files import gzipped, read_gzipped, temp_dir
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.version import LEGACY_POINTER, Staged, Version, current, load_consistent, switch
 from vitalrag.graph.store import GraphStore
@@ -257,7 +257,7 @@ class RetrievalIndex:
         snap = temp_dir(self.folder, "retrieval-")  # the umask's mode (mkdtemp: 0700)
         try:
             # orjson writes the dataclasses' fields as they are (UTF-8, the same JSON as to_dict)
-            (snap / VIEWS_FILE).write_bytes(packed(orjson.dumps(self.views)))
+            (snap / VIEWS_FILE).write_bytes(gzipped(orjson.dumps(self.views)))
             self.sparse.save(snap / "bm25")
             if self.dense is not None:
                 self.dense.save(snap / "dense")
@@ -289,7 +289,7 @@ class RetrievalIndex:
             views_file = snap / VIEWS_FILE
             if not views_file.exists() and (snap / "views.json").exists():
                 views_file = snap / "views.json"  # written before snapshots were compressed
-            views = [View.from_dict(d) for d in orjson.loads(read_packed(views_file))]
+            views = [View.from_dict(d) for d in orjson.loads(read_gzipped(views_file))]
         except (OSError, EOFError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
         hint = "re-index (`vitalrag index PATH`) to rebuild it"
