@@ -9,7 +9,8 @@ floor), the full ingest time (walk, parse+extract on the workers, resolve, write
 the embedded store), their ratio, files/s, LOC/s, and peak RSS of the run
 (the repository's process and, separately, its largest worker); then the time
 of each step (``IndexReport.phases``) of each repository's best ingest. Each
-repository is measured in a fresh process.
+repository is measured in a fresh process, with the collector set as ``vitalrag``
+sets it at its start (``vitalrag.cli.tune_gc``).
 
 The parse workers are a ``ParsePool`` the bench owns, as ``vitalrag index``
 does: each repository's first ingest is printed apart, timed with the start of
@@ -32,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from vitalrag.cli import tune_gc
 from vitalrag.eval.corpora import Corpus, fetch
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
@@ -63,6 +65,7 @@ def ingest_once(corpus: Corpus, pool: ParsePool) -> tuple[float, dict[str, float
 def measure(spec: str, workers: int | None, repeat: int, min_time: float, per_run: bool) -> dict[str, object]:
     """One repository's figures (run in a process of its own: see ``main``)."""
     corpus = fetch(spec)
+    tune_gc()  # as ``vitalrag`` does at its start
     # the grammars and extractors loaded, but no workers: the first ingest, with the
     # start of the pool, as a one-shot ``vitalrag index`` does them (after its imports)
     floors: list[tuple[int, int, float]] = [parse_floor(corpus.path)]

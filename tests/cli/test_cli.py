@@ -184,3 +184,18 @@ def test_search_errors(runner, indexed, tmp_path):
     runner.invoke(main, ["index", str(FIXTURES / "py_resolution"), "--store", str(bare), "--no-embed"])
     _assert_clean_error(runner.invoke(main, ["search", "x", "--store", str(bare), "--retriever", "dense"]),
                         "--no-embed")
+
+
+def test_a_command_sets_the_collector_once_for_its_process(runner, tmp_path):
+    import gc
+
+    from vitalrag.cli import GC_YOUNG_THRESHOLD
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, *before[1:])
+        r = runner.invoke(main, ["stats", "--store", str(tmp_path / "none")])
+        assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *before[1:]), r.output
+        assert gc.isenabled()
+    finally:
+        gc.set_threshold(*before)
