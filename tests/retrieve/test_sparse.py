@@ -1,0 +1,55 @@
+"""BM25's score matrix: ours equals bm25s's own, to the bit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import bm25s
+import numpy as np
+import pytest
+
+from vitalrag.kernel.text import code_token_ids
+from vitalrag.retrieve.sparse import SparseIndex
+
+PACKAGE = Path(__file__).parents[2] / "vitalrag"
+
+
+def _texts() -> list[str]:
+    """Windows of this package's source, with repeats (as views repeat text) and a
+    text with no tokens."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        lines = path.read_text().splitlines()
+        out.extend("\n".join(lines[i:i + 30]) for i in range(0, len(lines), 15))
+    return out + out[:50] + ["", "  -- ++ "]
+
+
+def _bm25s(texts: list[str]) -> bm25s.BM25:
+    vocab: dict[str, int] = {}
+    memo: dict[str, tuple[int, ...]] = {}
+    corpus = [code_token_ids(t, vocab, memo) or [vocab.setdefault("<empty>", len(vocab))] for t in texts]
+    retriever = bm25s.BM25()
+    retriever.index((corpus, vocab), show_progress=False)
+    return retriever
+
+
+@pytest.mark.parametrize("size", [1, 7, None])
+def test_our_score_matrix_is_bm25s_to_the_bit(size):
+    texts = _texts()[:size]
+    ours, theirs = SparseIndex.build(texts)._bm25, _bm25s(texts)
+    assert ours.vocab_dict == theirs.vocab_dict
+    assert ours.scores["num_docs"] == theirs.scores["num_docs"] == len(texts)
+    for key in ("data", "indices", "indptr"):
+        assert ours.scores[key].dtype == theirs.scores[key].dtype, key
+        assert np.array_equal(ours.scores[key], theirs.scores[key]), key
+
+
+def test_search_ranks_as_bm25s_does(tmp_path):
+    texts = _texts()
+    ours = SparseIndex.build(texts)
+    ours.save(tmp_path)
+    loaded = SparseIndex.load(tmp_path, len(texts))
+    theirs = SparseIndex(_bm25s(texts), len(texts))
+    for query in ("graph store snapshot", "tokenize identifier parts", "allocate budget render", "zzz"):
+        assert loaded.search(query, 20) == theirs.search(query, 20) == ours.search(query, 20)
+    assert theirs.search("graph store snapshot", 20)
