@@ -76,7 +76,15 @@ class ContextSettings:
 
 def allocate_context(retriever: Retriever, query: Query, settings: ContextSettings, *,
                      counter: TokenCounter | None = None) -> Allocation:
-    """Retrieve ``settings.pool`` views for ``query`` and allocate among them."""
+    """Retrieve ``settings.pool`` views for ``query`` and allocate among them, all
+    reads in one ``snapshot()`` of the store (a server store: one version of each
+    repository, its pins read once)."""
+    with retriever.store.snapshot():
+        return _allocate_context(retriever, query, settings, counter=counter)
+
+
+def _allocate_context(retriever: Retriever, query: Query, settings: ContextSettings, *,
+                      counter: TokenCounter | None) -> Allocation:
     hits = retriever.search(query, k=settings.pool, retriever=settings.retriever, weights=FUSION_WEIGHTS)
     log.debug("retrieved %d views for %r with %s", len(hits), query.text, settings.retriever)
     chosen = get_policy(settings.policy)

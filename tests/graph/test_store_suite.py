@@ -252,6 +252,21 @@ def test_sources(store, graph):
     assert store.source(i["pkg/b.py"]) == graph.sources[i["pkg/b.py"]]
 
 
+def test_sources_and_file_objects_of_many_files_at_once(store, graph):
+    i = graph.ids
+    files = [i["pkg/b.py"], f"{graph.r}:nope.py", i["pkg/a.py"], i["pkg/a.py"], i["tests/test_b.py"]]
+    assert store.sources(files) == {f: graph.sources[f] for f in (i["pkg/a.py"], i["pkg/b.py"],
+                                                                   i["tests/test_b.py"])}
+    assert store.sources([]) == {}
+    found = store.file_objects(files)
+    assert set(found) == {i["pkg/a.py"], i["pkg/b.py"], i["tests/test_b.py"]}
+    for f, objs in found.items():
+        single = store.find_objects(repo=graph.r, path=store.get_objects([f])[f].path)
+        assert objs == single and objs == sorted(objs, key=lambda o: o.id) and len(objs) >= 2
+    assert [o.qualname for o in found[i["pkg/a.py"]]] == ["a.py", "Base", "Base.run", "helper"]
+    assert store.file_objects([f"{graph.r}:nope.py"]) == {}
+
+
 def test_meta_is_replaced_per_repository(store, graph, repo):
     assert store.get_meta(repo) == graph.meta
     assert store.get_meta(f"{repo}-none") == {}

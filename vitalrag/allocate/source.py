@@ -140,30 +140,27 @@ class GraphObjectSource:
 
     def objects(self, keys: Sequence[ObjectKey],
                 views: Mapping[ObjectKey, Sequence[View]]) -> dict[ObjectKey, ObjectText]:
-        found = self.store.get_objects(keys)
-        files: dict[str, list[str] | None] = {}
-        defs: dict[str, list[CodeObject]] = {}
+        found = {k: o for k, o in self.store.get_objects(keys).items() if o.start_line >= 1}
+        # every file's text and definitions in two reads (a server store: two round trips)
+        fids = list(dict.fromkeys(file_id(o.repo, o.path) for o in found.values()))
+        files = {fid: split_lines(text) for fid, text in self.store.sources(fids).items()}
+        defs = {fid: [o for o in objs if o.kind in DEFINITION_KINDS and o.start_line >= 1]
+                for fid, objs in self.store.file_objects([f for f in fids if f in files]).items()}
         out: dict[ObjectKey, ObjectText] = {}
         for key in keys:
             obj = found.get(key)
-            if obj is None or obj.start_line < 1:
+            if obj is None:
                 continue
             fid = file_id(obj.repo, obj.path)
-            if fid not in files:
-                text = self.store.source(fid)
-                files[fid] = split_lines(text) if text is not None else None
-            file_lines = files[fid]
+            file_lines = files.get(fid)
             if file_lines is None:
                 log.debug("no source for %s in the store; rendering %s from its views", fid, key)
                 continue
             lines = tuple(file_lines[obj.start_line - 1:max(obj.end_line, obj.start_line)])
             signature = obj.signature or first_signature(lines)
-            if fid not in defs:
-                defs[fid] = [o for o in self.store.find_objects(repo=obj.repo, path=obj.path)
-                             if o.kind in DEFINITION_KINDS and o.start_line >= 1]
             out[key] = ObjectText(key, obj.path, obj.qualname or obj.name, signature,
                                   obj.start_line, lines, f"{obj.repo}:{normalise_path(obj.path)}",
-                                  kind=obj.kind, children=_children(obj, defs[fid]))
+                                  kind=obj.kind, children=_children(obj, defs.get(fid, [])))
         missing = [k for k in keys if k not in out]
         if missing:
             out.update(self._fallback.objects(missing, views))

@@ -430,6 +430,13 @@ class MemoryStore:
     def source(self, file_node: NodeId) -> str | None:
         return self._sources.get(file_node)
 
+    def sources(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, str]:
+        return {f: self._sources[f] for f in file_nodes if f in self._sources}
+
+    def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
+        return {f.id: self.find_objects(repo=f.repo, path=f.path)
+                for f in self.get_objects(file_nodes).values()}
+
     def get_meta(self, repo: str) -> dict[str, Any]:
         return dict(self._meta.get(repo, {}))
 

@@ -618,6 +618,18 @@ class Neo4jStore:
         records = self._read(q.GET_SOURCE, id=file_node)
         return records[0]["text"] if records else None
 
+    def sources(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, str]:
+        wanted = list(dict.fromkeys(file_nodes))
+        return {r["id"]: r["text"] for chunk in _chunks(wanted, self.settings.batch_size)
+                for r in self._read(q.GET_SOURCES, ids=list(chunk)) if r["text"] is not None}
+
+    def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
+        found: dict[NodeId, list[CodeObject]] = {}
+        for chunk in _chunks(list(dict.fromkeys(file_nodes)), self.settings.batch_size):
+            for r in self._read(q.FILE_OBJECTS, ids=list(chunk)):
+                found.setdefault(r["file"], []).append(CodeObject.from_dict(r["n"]))
+        return {f: sorted(objs, key=lambda o: o.id) for f, objs in found.items()}
+
     def get_meta(self, repo: str) -> dict[str, Any]:
         records = self._read(q.GET_META, repo=repo)
         if not records:

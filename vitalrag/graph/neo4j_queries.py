@@ -487,6 +487,13 @@ REPO_UNRESOLVED = (
 
 GET_SOURCE = f"MATCH (s:Source {{id: $id}}) WHERE {seen('s')} RETURN s.text AS text"
 
+GET_SOURCES = f"UNWIND $ids AS id MATCH (s:Source {{id: id}}) WHERE {seen('s')} RETURN s.id AS id, s.text AS text"
+
+FILE_OBJECTS = (
+    f"UNWIND $ids AS id MATCH (f:CodeObject {{id: id}}) WHERE {seen('f')} "
+    f"MATCH (n:CodeObject {{repo: f.repo, path: f.path}}) WHERE {seen('n')} RETURN f.id AS file, n {{.*}} AS n"
+)
+
 GET_META = f"MATCH (m:RepositoryMeta {{repo: $repo}}) WHERE {seen('m')} RETURN m.json AS json"
 
 REPOSITORIES = f"MATCH (n:CodeObject {{kind: 'repository'}}) WHERE {seen('n')} RETURN n.id AS id"

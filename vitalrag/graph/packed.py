@@ -360,6 +360,18 @@ class PackedGraph:
         fid = self._locate([file_node]).get(file_node)
         return None if fid is None else self._pack(fid)["s"].get(file_node)
 
+    def sources(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, str]:
+        out = {}
+        for node, fid in self._locate(list(file_nodes)).items():
+            text = self._pack(fid)["s"].get(node)
+            if text is not None:
+                out[node] = text
+        return out
+
+    def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
+        return {f.id: self.find_objects(repo=f.repo, path=f.path)
+                for f in self.get_objects(file_nodes).values()}
+
     def get_meta(self, repo: str) -> dict[str, Any]:
         if self._meta is None:
             rows = self._query("SELECT value FROM info WHERE key = 'meta'")

@@ -124,6 +124,14 @@ class GraphStore(Protocol):
 
     def source(self, file_node: NodeId) -> str | None: ...
 
+    def sources(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, str]:
+        """The text of each of ``file_nodes`` that has one (a server store reads them
+        in one round trip)."""
+
+    def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
+        """For each of ``file_nodes`` that exists, the objects of its file (the file
+        node too), sorted by id: ``find_objects(repo=, path=)`` for many files at once."""
+
     def get_meta(self, repo: str) -> dict[str, Any]: ...
 
     def repositories(self) -> list[str]: ...
