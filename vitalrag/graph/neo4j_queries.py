@@ -31,6 +31,7 @@ killed writer left (born or ended after ``current``) is undone by the next one.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from vitalrag.errors import InputError
@@ -587,12 +588,18 @@ DELETE_ALLOCATION = (
 #
 # ``search`` is the view's text as the BM25 tokenizer splits it (identifier parts,
 # casefolded, space-separated), so the fulltext index's whitespace analyzer sees
-# the same terms as bm25s. ``hash`` covers everything a view row holds (its
-# content, its identifier and the model of its embedding): a push rewrites only
-# the views whose hash changed.
+# the same terms as bm25s. ``scope`` is the view's repository as one term
+# (``view_scope``), indexed beside ``search``: a search of some repositories asks
+# Lucene for their views only (a required clause of boost 0, which adds nothing to
+# the score), where a filter after the search would have to fetch ever more hits.
+# ``hash`` covers everything a view row holds (its content, its identifier and the
+# model of its embedding): a push rewrites only the views whose hash changed.
 
 VIEW_VECTOR_INDEX = "vitalrag_view_embedding"
-VIEW_FULLTEXT_INDEX = "vitalrag_view_search"
+VIEW_FULLTEXT_INDEX = "vitalrag_view_scoped"
+#: the fulltext index of views written before they had a ``scope`` (``search``
+#: alone); searched, unscoped, until a writer has given every view its scope
+OLD_VIEW_FULLTEXT_INDEX = "vitalrag_view_search"
 
 VIEW_SCHEMA: tuple[str, ...] = (
     "CREATE INDEX vitalrag_view_lookup IF NOT EXISTS FOR (v:View) ON (v.id)",
@@ -600,9 +607,25 @@ VIEW_SCHEMA: tuple[str, ...] = (
     "CREATE INDEX vitalrag_view_repo IF NOT EXISTS FOR (v:View) ON (v.repo)",
     "CREATE INDEX vitalrag_view_object IF NOT EXISTS FOR (v:View) ON (v.object_id)",
     "CREATE INDEX vitalrag_view_identifier IF NOT EXISTS FOR (v:View) ON (v.identifier)",
-    f"CREATE FULLTEXT INDEX {VIEW_FULLTEXT_INDEX} IF NOT EXISTS FOR (v:View) ON EACH [v.search] "
+    f"CREATE FULLTEXT INDEX {VIEW_FULLTEXT_INDEX} IF NOT EXISTS FOR (v:View) ON EACH [v.search, v.scope] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}}",
 )
+
+FULLTEXT_INDEXES = "SHOW FULLTEXT INDEXES YIELD name RETURN name"
+
+#: views without a scope (written before it), a batch at a time
+UNSCOPED_REPOS = "MATCH (v:View) WHERE v.scope IS NULL RETURN DISTINCT v.repo AS repo"
+SCOPE_VIEWS = (
+    "MATCH (v:View) WHERE v.repo = $repo AND v.scope IS NULL WITH v LIMIT $n "
+    "SET v.scope = $scope RETURN count(v) AS n"
+)
+DROP_OLD_VIEW_FULLTEXT = f"DROP INDEX {OLD_VIEW_FULLTEXT_INDEX} IF EXISTS"
+
+
+def view_scope(repo: str) -> str:
+    """A repository as one term of the fulltext index (the whitespace analyzer keeps
+    it whole, whatever characters the name has)."""
+    return "r" + hashlib.blake2b(repo.encode(), digest_size=8).hexdigest()
 
 
 def _dim(dim: int) -> int:
@@ -736,8 +759,17 @@ def lucene_escape(term: str) -> str:
     return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in term)
 
 
-def lucene_query(terms: Sequence[str], max_clauses: int = 1000) -> str:
-    """Terms OR-ed (Lucene's default) as one query string; each escaped, repeats
-    kept once, at most ``max_clauses`` (Lucene refuses more than 1024)."""
-    unique = [t for t in dict.fromkeys(terms) if t.strip()][:max_clauses]
-    return " ".join(lucene_escape(t) for t in unique)
+def lucene_query(terms: Sequence[str], max_clauses: int = 1000, *,
+                 repos: Sequence[str] | None = None) -> str:
+    """Terms OR-ed (Lucene's default) over the ``search`` field as one query string;
+    each escaped, repeats kept once, at most ``max_clauses`` (Lucene refuses more
+    than 1024). With ``repos``, only views whose ``scope`` is one of theirs match,
+    and the scope adds nothing to the score (boost 0). No term: an empty string."""
+    scopes = sorted({view_scope(r) for r in repos}) if repos is not None else []
+    unique = [t for t in dict.fromkeys(terms) if t.strip()][:max(1, max_clauses - len(scopes))]
+    if not unique:
+        return ""
+    text = "search:(" + " ".join(lucene_escape(t) for t in unique) + ")"
+    if repos is None:
+        return text
+    return f"+{text} +scope:({' '.join(scopes)})^0"

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vitalrag.errors import InputError
+from vitalrag.errors import InputError, StoreError
 from vitalrag.graph import neo4j_queries as q
 from vitalrag.graph.neo4j import Neo4jStore, _chunks
 from vitalrag.model import View
@@ -76,6 +76,7 @@ class Neo4jViews:
 
     def __init__(self, store: Neo4jStore) -> None:
         self.store = store
+        self._scoped: bool | None = None
 
     # -- metadata -----------------------------------------------------------------
     def models(self) -> dict[str, RepoModel]:
@@ -96,6 +97,32 @@ class Neo4jViews:
         if dim is not None:
             self.store._write(q.view_vector_index(dim))
         self.store._write(q.SCHEMA_AWAIT)
+        if q.OLD_VIEW_FULLTEXT_INDEX in self._fulltext_indexes():
+            self._scope_old_views()
+
+    def _scope_old_views(self) -> None:
+        """Give every view written before views had a scope its scope, then drop the
+        old fulltext index (until then readers search that one, unscoped; a writer
+        killed on the way leaves it, and the next one goes on)."""
+        for r in self.store._read(q.UNSCOPED_REPOS):
+            while self.store._write(q.SCOPE_VIEWS, repo=r["repo"], scope=q.view_scope(r["repo"]),
+                                    n=self.store.settings.batch_size)[0]["n"]:
+                pass
+        self.store._write(q.SCHEMA_AWAIT)
+        self.store._write(q.DROP_OLD_VIEW_FULLTEXT)
+        self._scoped = None
+        log.info("views now carry their repository's scope; the old fulltext index is dropped")
+
+    def _fulltext_indexes(self) -> set[str]:
+        return {r["name"] for r in self.store._read(q.FULLTEXT_INDEXES)}
+
+    def scoped(self) -> bool:
+        """Whether a search of some repositories is filtered inside the fulltext
+        index (False while the index of a store written before views had a scope
+        is still there: a search then filters its hits afterwards)."""
+        if self._scoped is None:
+            self._scoped = q.OLD_VIEW_FULLTEXT_INDEX not in self._fulltext_indexes()
+        return self._scoped
 
     def write_repository(self, repo: str, views: Sequence[View], tokenize: Callable[[str], Sequence[str]],
                          vectors: Any | None, model: str | None) -> ViewWrite:
@@ -121,7 +148,8 @@ class Neo4jViews:
             new_ids.add(v.id)
             if old.get(v.id) == h:
                 continue
-            row: dict[str, Any] = {"props": {**v.to_dict(), "hash": h, "search": search_text(tokenize(v.text))}}
+            row: dict[str, Any] = {"props": {**v.to_dict(), "hash": h, "search": search_text(tokenize(v.text)),
+                                             "scope": q.view_scope(v.repo)}}
             if vectors is not None and dim is not None and vectors[i].any():
                 row["embedding"] = vectors[i].tolist()
                 rows.append((create, row))
@@ -167,13 +195,21 @@ class Neo4jViews:
 
     def fulltext(self, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> Found:
         """Up to ``n`` views by BM25 over their search text (Lucene's scorer), then
-        kept when in the pinned versions and in ``repos``; terms are escaped, never
-        Lucene syntax."""
-        query = q.lucene_query(terms)
+        kept when in the pinned versions and in ``repos`` (asked of the index itself
+        when it is ``scoped``); terms are escaped, never Lucene syntax."""
+        scoped = self.scoped()
+        query = q.lucene_query(terms, repos=repos if scoped else None)
         if not query:
             return Found([], 0)
-        records = self.store._read(q.SEARCH_VIEWS_FULLTEXT, index=q.VIEW_FULLTEXT_INDEX, text=query, n=n,
-                                   repos=None if repos is None else list(repos))
+        try:
+            records = self.store._read(q.SEARCH_VIEWS_FULLTEXT, text=query, n=n,
+                                       index=q.VIEW_FULLTEXT_INDEX if scoped else q.OLD_VIEW_FULLTEXT_INDEX,
+                                       repos=None if repos is None else list(repos))
+        except StoreError:
+            if scoped:
+                raise
+            self._scoped = None  # a writer gave the views their scope and dropped the old index since
+            return self.fulltext(terms, n, repos)
         return Found([(View.from_dict(r["v"]), float(r["score"])) for r in records if r["v"] is not None],
                      len(records))
 

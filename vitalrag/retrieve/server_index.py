@@ -120,7 +120,10 @@ class ServerIndex:
     def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
         terms = code_tokens(query)
         repos = None if allowed is None else sorted(allowed)
-        return _deepening(lambda n: self.views.fulltext(terms, n, repos), k, k if repos is None else 4 * k)
+        # the index filters by repository itself (scoped): k hits, unless views of
+        # versions not pinned take some; otherwise over-fetch, then filter
+        first = k if repos is None or self.views.scoped() else 4 * k
+        return _deepening(lambda n: self.views.fulltext(terms, n, repos), k, first)
 
     def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
         model = self.model_of(allowed)
