@@ -53,3 +53,20 @@ def test_search_ranks_as_bm25s_does(tmp_path):
     for query in ("graph store snapshot", "tokenize identifier parts", "allocate budget render", "zzz"):
         assert loaded.search(query, 20) == theirs.search(query, 20) == ours.search(query, 20)
     assert theirs.search("graph store snapshot", 20)
+
+
+def test_a_document_rescored_from_the_statistics_scores_what_the_index_gives_it():
+    """What a server does with its fulltext hits: the same scores, to the bit."""
+    from vitalrag.kernel.text import code_tokens
+    from vitalrag.retrieve.sparse import bm25_rescore, term_statistics
+
+    texts = _texts()
+    index = SparseIndex.build(texts)
+    df, total = term_statistics(texts)
+    docs = [code_tokens(t) for t in texts]
+    for query in ("graph store snapshot store", "tokenize identifier parts", "allocate budget render", "zzz"):
+        terms = code_tokens(query)
+        rescored = bm25_rescore(terms, docs, df, len(texts), total)
+        expected = dict(index.search(query, len(texts)))
+        assert {i: s for i, s in enumerate(rescored) if s > 0} == expected, query
+    assert df["graph"] == sum("graph" in d for d in docs)

@@ -661,7 +661,14 @@ RETRIEVAL_META = (
     "RETURN m.repo AS repo, m.model AS model, m.dim AS dim, m.views AS views"
 )
 
-#: rows ``{key: repo, repo, props: {repo, model, dim, views}}``
+#: each repository's BM25 statistics (``df``: JSON, token -> document frequency;
+#: ``tokens``: the views' total length), where its writer recorded them
+RETRIEVAL_STATS = (
+    f"MATCH (m:RetrievalMeta) WHERE {seen('m')} "
+    "RETURN m.repo AS repo, m.views AS views, m.tokens AS tokens, m.df AS df"
+)
+
+#: rows ``{key: repo, repo, props: {repo, model, dim, views, tokens, df}}``
 SET_RETRIEVAL_META = _put_versioned("RetrievalMeta", "repo")
 
 DELETE_RETRIEVAL_META = (
@@ -721,6 +728,7 @@ _INDEX_HIT = (
 #: that needs k over-fetches.
 SEARCH_VIEWS_FULLTEXT = (
     "CALL db.index.fulltext.queryNodes($index, $text, {limit: $n}) YIELD node, score " + _INDEX_HIT
+    + ", node.search AS search"
 )
 
 #: approximate (HNSW) nearest views; the score is Neo4j's (1 + cosine) / 2

@@ -16,8 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from vitalrag.errors import InputError, StoreError
@@ -48,6 +48,8 @@ class Found:
 
     hits: list[tuple[View, float]]
     fetched: int
+    #: view id -> its search text (the fulltext search's hits only)
+    search: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,19 +127,23 @@ class Neo4jViews:
         return self._scoped
 
     def write_repository(self, repo: str, views: Sequence[View], tokenize: Callable[[str], Sequence[str]],
-                         vectors: Any | None, model: str | None) -> ViewWrite:
+                         vectors: Any | None, model: str | None,
+                         statistics: tuple[Mapping[str, int], int] | None = None) -> ViewWrite:
         """Make the store's views of ``repo`` exactly ``views`` (``tokenize``: a
         text's BM25 tokens, asked only for the views written; ``vectors``: a float32
-        matrix in the views' order, or None without embeddings)."""
+        matrix in the views' order, or None without embeddings; ``statistics``: the
+        views' BM25 document frequencies and total length, kept with the model
+        record so that a search can score as the embedded store does)."""
         dim = int(vectors.shape[1]) if vectors is not None and len(views) else None
         if vectors is not None and len(vectors) != len(views):
             raise InputError(f"{len(views)} views of {repo} but {len(vectors)} embeddings")
         self._ensure_schema(dim)
         with self.store.writing([repo]):
-            return self._write_views(repo, views, tokenize, vectors, model, dim)
+            return self._write_views(repo, views, tokenize, vectors, model, dim, statistics)
 
     def _write_views(self, repo: str, views: Sequence[View], tokenize: Callable[[str], Sequence[str]],
-               vectors: Any | None, model: str | None, dim: int | None) -> ViewWrite:
+                     vectors: Any | None, model: str | None, dim: int | None,
+                     statistics: tuple[Mapping[str, int], int] | None) -> ViewWrite:
         old = self.hashes(repo)
         rows: list[tuple[str, dict[str, Any]]] = []
         new_ids = set()
@@ -163,7 +169,10 @@ class Neo4jViews:
         if rows:
             self.store._write_grouped(rows)
         self.store._write_data(q.LINK_VIEWS, repo=repo)
-        meta = {"repo": repo, "model": model if dim is not None else None, "dim": dim, "views": len(views)}
+        meta: dict[str, Any] = {"repo": repo, "model": model if dim is not None else None, "dim": dim,
+                                "views": len(views)}
+        if statistics is not None:
+            meta.update(tokens=statistics[1], df=json.dumps(statistics[0], separators=(",", ":")))
         self.store._write_data(q.SET_RETRIEVAL_META, rows=[{"key": repo, "repo": repo, "props": meta}])
         log.debug("views of %s: %d written, %d deleted, %d kept", repo, len(rows), len(gone),
                   len(views) - len(rows))
@@ -210,8 +219,16 @@ class Neo4jViews:
                 raise
             self._scoped = None  # a writer gave the views their scope and dropped the old index since
             return self.fulltext(terms, n, repos)
-        return Found([(View.from_dict(r["v"]), float(r["score"])) for r in records if r["v"] is not None],
-                     len(records))
+        kept = [r for r in records if r["v"] is not None]
+        return Found([(View.from_dict(r["v"]), float(r["score"])) for r in kept], len(records),
+                     {r["v"]["id"]: r["search"] or "" for r in kept})
+
+    def statistics(self) -> dict[str, tuple[int, int, str]]:
+        """Each repository's BM25 statistics as its writer recorded them: views,
+        total length, document frequencies (JSON); repositories written before
+        views kept statistics are left out."""
+        return {r["repo"]: (int(r["views"] or 0), int(r["tokens"]), r["df"])
+                for r in self.store._read(q.RETRIEVAL_STATS) if r["df"] is not None and r["tokens"] is not None}
 
     def nearest(self, vector: Sequence[float], dim: int, n: int, repos: Sequence[str] | None) -> Found:
         """Up to ``n`` views from the vector index of ``dim`` (approximate), then

@@ -13,8 +13,17 @@ graph. Nothing local is read but the embedding model.
 - a narrower filter (fewer than 1/8 of them) searches exactly: every vector of
   the allowed repositories compared with ``vector.similarity.cosine``.
 
-The fulltext index filters after its search too: a filtered BM25 search fetches
-4k, then 16k, ... hits until k are allowed or every view was fetched (exact).
+BM25: the fulltext index (over the views' search text and their repository's
+``scope`` term) gives the candidates, filtered by repository inside Lucene.
+Lucene's BM25 is not bm25s's (k1 1.2 against 1.5, document lengths stored to
+one byte), and that alone changed the objects of most contexts (on this
+package's queries, 4 of 40 contexts were the same as the embedded store's; 34
+with the embedded BM25 in their place). So each writer records its
+repository's BM25 statistics (document frequencies, total length) with its
+model record, and a search takes Lucene's top 4k and scores them as bm25s
+would over every repository the store holds (``bm25_rescore``): the scores of
+an embedded index of the same repositories. Repositories written before the
+statistics were kept are ranked by Lucene's scores until written again.
 
 Both indexes hold the views of every version of a repository the store keeps (a
 push being written, what one replaced and is not yet collected), and a search
@@ -27,6 +36,7 @@ view hash); ``pull_views`` restores a local one from it without embedding again.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -42,7 +52,7 @@ from vitalrag.graph.version import Staged
 from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex
 from vitalrag.retrieve.index import Hits, RetrievalIndex
-from vitalrag.retrieve.sparse import SparseIndex
+from vitalrag.retrieve.sparse import SparseIndex, bm25_rescore, term_statistics
 from vitalrag.kernel.text import code_tokens
 
 if TYPE_CHECKING:
@@ -71,6 +81,11 @@ class ServerIndex:
         self.views = views
         self._models: dict[str, RepoModel] = {}
         self._models_of: tuple[tuple[str, int], ...] | None = None
+        #: the collection's BM25 statistics (documents, total length, document
+        #: frequencies) of the versions read when it was made, None when a repository
+        #: with views has none recorded
+        self._stats: tuple[int, int, dict[str, int]] | None = None
+        self._stats_of: tuple[tuple[str, int], ...] | None = None
 
     @classmethod
     def open(cls, store: GraphStore) -> ServerIndex | None:
@@ -117,13 +132,48 @@ class ServerIndex:
                              "search them separately with --repo")
         return found[0] if found else None
 
+    def statistics(self) -> tuple[int, int, dict[str, int]] | None:
+        """Documents, total length and document frequencies of every repository
+        with views (what an embedded index of them all would count), read again
+        when a repository switched to a new version; None when one has none."""
+        pins = tuple(sorted(self.views.store.pins().items()))
+        if pins != self._stats_of:
+            recorded = self.views.statistics()
+            self._stats = None
+            if set(recorded) >= set(self.models()):
+                df: dict[str, int] = {}
+                for _, _, text in recorded.values():
+                    for term, n in json.loads(text).items():
+                        df[term] = df.get(term, 0) + n
+                self._stats = (sum(v for v, _, _ in recorded.values()),
+                               sum(t for _, t, _ in recorded.values()), df)
+            self._stats_of = pins
+        return self._stats
+
     def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
         terms = code_tokens(query)
         repos = None if allowed is None else sorted(allowed)
-        # the index filters by repository itself (scoped): k hits, unless views of
-        # versions not pinned take some; otherwise over-fetch, then filter
-        first = k if repos is None or self.views.scoped() else 4 * k
-        return _deepening(lambda n: self.views.fulltext(terms, n, repos), k, first)
+        stats = self.statistics()
+        if stats is None:  # Lucene's own scores
+            # the index filters by repository itself (scoped): k hits, unless views of
+            # versions not pinned take some; otherwise over-fetch, then filter
+            first = k if repos is None or self.views.scoped() else 4 * k
+            return _deepening(lambda n: self.views.fulltext(terms, n, repos), k, first)
+        # Lucene's top 4k (of the allowed repositories) are the candidates, scored as
+        # bm25s scores them
+        texts: dict[str, str] = {}
+
+        def search(n: int) -> Found:
+            found = self.views.fulltext(terms, n, repos)
+            texts.update(found.search)
+            return found
+
+        wanted = 4 * k
+        hits = _deepening(search, wanted, wanted if repos is None or self.views.scoped() else 4 * wanted)
+        n_docs, total, df = stats
+        scores = bm25_rescore(terms, [texts.get(v.id, "").split() for v, _ in hits], df, n_docs, total)
+        ranked = sorted(zip(scores, (v for v, _ in hits)), key=lambda sv: (-sv[0], sv[1].id))
+        return [(v, s) for s, v in ranked if s > 0][:k]
 
     def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
         model = self.model_of(allowed)
@@ -189,7 +239,8 @@ def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | 
         pos = by_repo.get(repo, [])
         repo_views = [index.views[i] for i in pos]
         matrix = vectors[pos] if vectors is not None else None
-        out.append(views.write_repository(repo, repo_views, code_tokens, matrix, index.model))
+        out.append(views.write_repository(repo, repo_views, code_tokens, matrix, index.model,
+                                          term_statistics([v.text for v in repo_views])))
         if progress:
             progress("push views", n, len(wanted))
     stale = sorted(set(views.models()) - set(store.repositories()))

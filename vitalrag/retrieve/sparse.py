@@ -10,7 +10,8 @@ import itertools
 import logging
 import math
 import os
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,90 @@ def bm25_scores(distinct: Sequence[Sequence[int]], which: np.ndarray, n_vocab: i
             "num_docs": n_docs}
 
 
+def _token_ids(texts: Sequence[str]) -> tuple[list[list[int]], np.ndarray, dict[str, int]]:
+    """Each distinct text's token ids, which distinct text each of ``texts`` is, and
+    the vocabulary (token -> id, in order of first appearance; a text with no token
+    is the one token ``<empty>``, as bm25s needs).
+
+    Token ids straight away (bm25s would otherwise collect and number the strings
+    itself). Views repeat text (a call site, a test window) and overlap (windows,
+    slices and bodies show each line four or five times): each distinct text is
+    tokenized once, and from its lines, each distinct line once (no identifier
+    spans a line break; the ids come out in the same order, so the vocabulary is
+    the same)."""
+    vocab: dict[str, int] = {}
+    memo: dict[str, tuple[int, ...]] = {}
+    by_line: dict[str, tuple[int, ...]] = {}
+    seen: dict[str, int] = {}
+    distinct: list[list[int]] = []
+    which = np.empty(len(texts), dtype=np.int64)
+    for i, t in enumerate(texts):
+        k = seen.get(t)
+        if k is None:
+            k = seen[t] = len(distinct)
+            ids: list[int] = []
+            for line in t.split("\n"):
+                got = by_line.get(line)
+                if got is None:
+                    got = by_line[line] = tuple(code_token_ids(line, vocab, memo))
+                ids.extend(got)
+            distinct.append(ids or [vocab.setdefault(EMPTY, len(vocab))])
+        which[i] = k
+    return distinct, which, vocab
+
+
+#: the token of a text that has none (bm25s scores no document without a token)
+EMPTY = "<empty>"
+
+
+def term_statistics(texts: Sequence[str]) -> tuple[dict[str, int], int]:
+    """What BM25 knows of a collection besides its documents' own tokens: each
+    token's document frequency, and the documents' total length, counted as
+    ``SparseIndex.build`` counts them (a text with no token has length 1). With
+    the number of documents, enough to score any document as bm25s would
+    (``bm25_rescore``)."""
+    if not texts:
+        return {}, 0
+    distinct, which, vocab = _token_ids(texts)
+    sizes = np.fromiter((len(d) for d in distinct), dtype=np.int64, count=len(distinct))
+    copies = np.bincount(which, minlength=len(distinct))
+    owner = np.repeat(np.arange(len(distinct), dtype=np.int64), sizes)
+    flat = np.fromiter(itertools.chain.from_iterable(distinct), dtype=np.int64, count=int(sizes.sum()))
+    pairs = np.unique(owner * len(vocab) + flat)
+    df = np.bincount(pairs % len(vocab), weights=copies[pairs // len(vocab)], minlength=len(vocab))
+    names = list(vocab)
+    return ({names[t]: int(df[t]) for t in np.flatnonzero(df) if names[t] != EMPTY},
+            int((sizes * copies).sum()))
+
+
+def bm25_rescore(query: Sequence[str], docs: Sequence[Sequence[str]], df: Mapping[str, int], n_docs: int,
+                 total: int, *, k1: float = 1.5, b: float = 0.75) -> list[float]:
+    """bm25s's score of each of ``docs`` (a document's tokens) for the query tokens
+    ``query`` (a repeated token counts again, as bm25s sums it), in a collection of
+    ``n_docs`` documents of ``total`` length with document frequencies ``df``: the
+    arithmetic of ``bm25_scores`` and of bm25s's search (float32 weights summed in
+    float32 in query order), so a document scores what ``SparseIndex.search`` gives
+    it. A server's fulltext index finds the candidates; this ranks them as the
+    embedded store would."""
+    terms = [t for t in query if df.get(t, 0) > 0]
+    if not terms or not n_docs:
+        return [0.0] * len(docs)
+    idf = {t: np.float32(math.log(1 + (n_docs - df[t] + 0.5) / (df[t] + 0.5))) for t in set(terms)}
+    avg = np.float64(total) / n_docs
+    out = []
+    for doc in docs:
+        counts = Counter(doc)
+        length = len(doc) or 1
+        norm = k1 * ((1 - b) + b * length / avg)
+        score = np.float32(0.0)
+        for t in terms:
+            tf = counts.get(t, 0)
+            if tf:
+                score = np.float32(score + np.float32(idf[t] * (np.float32(tf) / (norm + np.float32(tf)))))
+        out.append(float(score))
+    return out
+
+
 class SparseIndex:
     """BM25 over a fixed list of texts; search returns (position, score) pairs."""
 
@@ -75,31 +160,7 @@ class SparseIndex:
         import bm25s
 
         retriever = bm25s.BM25()
-        # token ids straight away (bm25s would otherwise collect and number the
-        # strings itself). Views repeat text (a call site, a test window) and
-        # overlap (windows, slices and bodies show each line four or five times):
-        # each distinct text is tokenized once, and from its lines, each distinct
-        # line once (no identifier spans a line break; the ids come out in the same
-        # order, so the vocabulary is the same)
-        vocab: dict[str, int] = {}
-        memo: dict[str, tuple[int, ...]] = {}
-        by_line: dict[str, tuple[int, ...]] = {}
-        seen: dict[str, int] = {}
-        distinct: list[list[int]] = []
-        which = np.empty(len(texts), dtype=np.int64)
-        for i, t in enumerate(texts):
-            k = seen.get(t)
-            if k is None:
-                k = seen[t] = len(distinct)
-                ids: list[int] = []
-                for line in t.split("\n"):
-                    got = by_line.get(line)
-                    if got is None:
-                        got = by_line[line] = tuple(code_token_ids(line, vocab, memo))
-                    ids.extend(got)
-                distinct.append(ids or [vocab.setdefault("<empty>", len(vocab))])
-            which[i] = k
-        del seen, by_line
+        distinct, which, vocab = _token_ids(texts)
         if len(texts):
             retriever.scores = bm25_scores(distinct, which, len(vocab), k1=retriever.k1, b=retriever.b)
             # what bm25s's index() sets besides: its empty token, the ids' set, no BM25L/+ array
