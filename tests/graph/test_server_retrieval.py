@@ -249,3 +249,33 @@ def test_views_written_before_they_had_a_scope_are_searched_then_given_one(neo4j
     # documents count until merged) move the scores a little, not the hits
     assert searched(after).keys() == scoped.keys()
     assert searched(old).keys() == scoped.keys()  # a reader that chose the old index finds it gone, moves over
+
+
+@pytest.mark.neo4j
+def test_a_reader_reads_each_repositorys_frequencies_once_a_version(neo4j_url, repo, tmp_path, open_neo4j):
+    import shutil
+
+    from vitalrag.graph.neo4j_views import Neo4jViews
+    from vitalrag.retrieve.server_index import ServerIndex
+
+    store = open_neo4j()
+    other = f"{repo}b"
+    copy = tmp_path / "copy"
+    shutil.copytree(FIXTURES / "py_resolution", copy)
+    for name in (repo, other):
+        _run("index", str(copy), "--store", neo4j_url, "--name", name, "--model", MODEL,
+             "--index-dir", str(tmp_path / "build"), "--json")
+    views = Neo4jViews(store)
+    index = ServerIndex(views)
+    asked: list[list[str]] = []
+    real = views.frequencies
+    views.frequencies = lambda repos: (asked.append(sorted(repos)), real(repos))[1]  # type: ignore[method-assign]
+    first = index.statistics()
+    assert first is not None and {repo, other} <= set(asked[0])
+    assert index.statistics() == first and len(asked) == 1  # the same versions: nothing read again
+    (copy / "extra.py").write_text("def another_engine_runner(engine):\n    return engine.run()\n")
+    _run("index", str(copy), "--store", neo4j_url, "--name", other, "--model", MODEL,
+         "--index-dir", str(tmp_path / "build"), "--json")
+    second = index.statistics()
+    assert asked[1:] == [[other]]  # only the repository that switched
+    assert second is not None and second[0] > first[0] and second[1] > first[1]

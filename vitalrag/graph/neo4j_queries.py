@@ -661,11 +661,16 @@ RETRIEVAL_META = (
     "RETURN m.repo AS repo, m.model AS model, m.dim AS dim, m.views AS views"
 )
 
-#: each repository's BM25 statistics (``df``: JSON, token -> document frequency;
-#: ``tokens``: the views' total length), where its writer recorded them
+#: each repository's BM25 statistics where its writer recorded them: ``tokens``
+#: (the views' total length) here, ``df`` (JSON, token -> document frequency) read
+#: by ``RETRIEVAL_DF`` only for records a reader has not read yet (``born``)
 RETRIEVAL_STATS = (
-    f"MATCH (m:RetrievalMeta) WHERE {seen('m')} "
-    "RETURN m.repo AS repo, m.views AS views, m.tokens AS tokens, m.df AS df"
+    f"MATCH (m:RetrievalMeta) WHERE {seen('m')} AND m.df IS NOT NULL "
+    "RETURN m.repo AS repo, m.born AS born, m.views AS views, m.tokens AS tokens"
+)
+RETRIEVAL_DF = (
+    f"UNWIND $repos AS repo MATCH (m:RetrievalMeta {{repo: repo}}) WHERE {seen('m')} "
+    "RETURN m.repo AS repo, m.born AS born, m.df AS df"
 )
 
 #: rows ``{key: repo, repo, props: {repo, model, dim, views, tokens, df}}``

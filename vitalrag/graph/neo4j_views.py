@@ -215,20 +215,25 @@ class Neo4jViews:
                                        index=q.VIEW_FULLTEXT_INDEX if scoped else q.OLD_VIEW_FULLTEXT_INDEX,
                                        repos=None if repos is None else list(repos))
         except StoreError:
-            if scoped:
+            self._scoped = None
+            if scoped or not self.scoped():
                 raise
-            self._scoped = None  # a writer gave the views their scope and dropped the old index since
-            return self.fulltext(terms, n, repos)
+            return self.fulltext(terms, n, repos)  # a writer scoped the views and dropped the old index since
         kept = [r for r in records if r["v"] is not None]
         return Found([(View.from_dict(r["v"]), float(r["score"])) for r in kept], len(records),
                      {r["v"]["id"]: r["search"] or "" for r in kept})
 
-    def statistics(self) -> dict[str, tuple[int, int, str]]:
-        """Each repository's BM25 statistics as its writer recorded them: views,
-        total length, document frequencies (JSON); repositories written before
-        views kept statistics are left out."""
-        return {r["repo"]: (int(r["views"] or 0), int(r["tokens"]), r["df"])
-                for r in self.store._read(q.RETRIEVAL_STATS) if r["df"] is not None and r["tokens"] is not None}
+    def statistics(self) -> dict[str, tuple[int, int, int]]:
+        """Each repository's BM25 statistics as its writer recorded them: the
+        version that wrote them, its views and their total length; repositories
+        written before views kept statistics are left out."""
+        return {r["repo"]: (int(r["born"]), int(r["views"] or 0), int(r["tokens"] or 0))
+                for r in self.store._read(q.RETRIEVAL_STATS)}
+
+    def frequencies(self, repos: Sequence[str]) -> dict[str, tuple[int, dict[str, int]]]:
+        """The document frequencies of ``repos``' views, with the version that wrote them."""
+        return {r["repo"]: (int(r["born"]), json.loads(r["df"]))
+                for r in self.store._read(q.RETRIEVAL_DF, repos=list(repos)) if r["df"] is not None}
 
     def nearest(self, vector: Sequence[float], dim: int, n: int, repos: Sequence[str] | None) -> Found:
         """Up to ``n`` views from the vector index of ``dim`` (approximate), then

@@ -36,7 +36,6 @@ view hash); ``pull_views`` restores a local one from it without embedding again.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -81,11 +80,13 @@ class ServerIndex:
         self.views = views
         self._models: dict[str, RepoModel] = {}
         self._models_of: tuple[tuple[str, int], ...] | None = None
-        #: the collection's BM25 statistics (documents, total length, document
-        #: frequencies) of the versions read when it was made, None when a repository
-        #: with views has none recorded
-        self._stats: tuple[int, int, dict[str, int]] | None = None
+        #: the collection's BM25 statistics (documents, total length, each
+        #: repository's document frequencies) of the versions read when it was made,
+        #: None when a repository with views has none recorded
+        self._stats: tuple[int, int, list[dict[str, int]]] | None = None
         self._stats_of: tuple[tuple[str, int], ...] | None = None
+        #: document frequencies read, by repository: (the version that wrote them, them)
+        self._frequencies: dict[str, tuple[int, dict[str, int]]] = {}
 
     @classmethod
     def open(cls, store: GraphStore) -> ServerIndex | None:
@@ -132,21 +133,23 @@ class ServerIndex:
                              "search them separately with --repo")
         return found[0] if found else None
 
-    def statistics(self) -> tuple[int, int, dict[str, int]] | None:
-        """Documents, total length and document frequencies of every repository
-        with views (what an embedded index of them all would count), read again
-        when a repository switched to a new version; None when one has none."""
+    def statistics(self) -> tuple[int, int, list[dict[str, int]]] | None:
+        """Documents, total length and each repository's document frequencies, of
+        every repository with views (what an embedded index of them all would
+        count); a repository's frequencies are read once per version it switches
+        to. None when a repository with views has none recorded."""
         pins = tuple(sorted(self.views.store.pins().items()))
         if pins != self._stats_of:
             recorded = self.views.statistics()
             self._stats = None
             if set(recorded) >= set(self.models()):
-                df: dict[str, int] = {}
-                for _, _, text in recorded.values():
-                    for term, n in json.loads(text).items():
-                        df[term] = df.get(term, 0) + n
-                self._stats = (sum(v for v, _, _ in recorded.values()),
-                               sum(t for _, t, _ in recorded.values()), df)
+                stale = [r for r, (born, _, _) in recorded.items()
+                         if self._frequencies.get(r, (None,))[0] != born]
+                self._frequencies = {r: f for r, f in self._frequencies.items() if r in recorded}
+                self._frequencies.update(self.views.frequencies(stale))
+                if set(self._frequencies) >= set(recorded):
+                    self._stats = (sum(v for _, v, _ in recorded.values()), sum(t for _, _, t in recorded.values()),
+                                   [self._frequencies[r][1] for r in sorted(recorded)])
             self._stats_of = pins
         return self._stats
 
@@ -170,7 +173,8 @@ class ServerIndex:
 
         wanted = 4 * k
         hits = _deepening(search, wanted, wanted if repos is None or self.views.scoped() else 4 * wanted)
-        n_docs, total, df = stats
+        n_docs, total, per_repo = stats
+        df = {t: sum(f.get(t, 0) for f in per_repo) for t in set(terms)}
         scores = bm25_rescore(terms, [texts.get(v.id, "").split() for v, _ in hits], df, n_docs, total)
         ranked = sorted(zip(scores, (v for v, _ in hits)), key=lambda sv: (-sv[0], sv[1].id))
         return [(v, s) for s, v in ranked if s > 0][:k]
