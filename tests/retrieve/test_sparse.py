@@ -70,3 +70,19 @@ def test_a_document_rescored_from_the_statistics_scores_what_the_index_gives_it(
         expected = dict(index.search(query, len(texts)))
         assert {i: s for i, s in enumerate(rescored) if s > 0} == expected, query
     assert df["graph"] == sum("graph" in d for d in docs)
+
+
+def test_statistics_of_some_documents_read_off_the_index_equal_theirs_counted(tmp_path):
+    import numpy as np
+
+    from vitalrag.retrieve.sparse import term_statistics
+
+    texts = _texts()
+    some = np.arange(0, len(texts), 3)
+    built = SparseIndex.build(texts)
+    built.save(tmp_path)
+    for index in (built, SparseIndex.load(tmp_path, len(texts))):
+        assert index.statistics(some) == term_statistics([texts[i] for i in some])
+        assert index.statistics(np.arange(len(texts))) == term_statistics(texts)
+    (tmp_path / "lengths.npy").unlink()  # a snapshot saved before lengths were kept
+    assert SparseIndex.load(tmp_path, len(texts)).statistics(some) is None

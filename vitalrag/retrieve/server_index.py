@@ -243,8 +243,10 @@ def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | 
         pos = by_repo.get(repo, [])
         repo_views = [index.views[i] for i in pos]
         matrix = vectors[pos] if vectors is not None else None
-        out.append(views.write_repository(repo, repo_views, code_tokens, matrix, index.model,
-                                          term_statistics([v.text for v in repo_views])))
+        stats = index.sparse.statistics(np.asarray(pos, dtype=np.int64))
+        if stats is None:  # a snapshot from before lengths were kept
+            stats = term_statistics([v.text for v in repo_views])
+        out.append(views.write_repository(repo, repo_views, code_tokens, matrix, index.model, stats))
         if progress:
             progress("push views", n, len(wanted))
     stale = sorted(set(views.models()) - set(store.repositories()))

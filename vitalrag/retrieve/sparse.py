@@ -96,6 +96,8 @@ def _token_ids(texts: Sequence[str]) -> tuple[list[list[int]], np.ndarray, dict[
 
 #: the token of a text that has none (bm25s scores no document without a token)
 EMPTY = "<empty>"
+#: each document's length in tokens, beside bm25s's arrays
+LENGTHS_FILE = "lengths.npy"
 
 
 def term_statistics(texts: Sequence[str]) -> tuple[dict[str, int], int]:
@@ -149,11 +151,13 @@ def bm25_rescore(query: Sequence[str], docs: Sequence[Sequence[str]], df: Mappin
 class SparseIndex:
     """BM25 over a fixed list of texts; search returns (position, score) pairs."""
 
-    def __init__(self, retriever: object, size: int) -> None:
+    def __init__(self, retriever: object, size: int, lengths: np.ndarray | None = None) -> None:
         self._bm25 = retriever
         self.size = size
         vocab = getattr(retriever, "vocab_dict", None) or {}
         self._vocab = set(vocab)
+        #: each document's length in tokens (None: a snapshot saved before they were kept)
+        self.lengths = lengths
 
     @classmethod
     def build(cls, texts: Sequence[str]) -> SparseIndex:
@@ -167,12 +171,33 @@ class SparseIndex:
             retriever.vocab_dict = {**vocab, "": len(vocab)}
             retriever.unique_token_ids_set = set(retriever.vocab_dict.values())
             retriever.nonoccurrence_array = None
-        return cls(retriever, len(texts))
+        sizes = np.fromiter((len(d) for d in distinct), dtype=np.int32, count=len(distinct))
+        return cls(retriever, len(texts), sizes[which])
 
     def save(self, folder: str | os.PathLike[str]) -> None:
         Path(folder).mkdir(parents=True, exist_ok=True)
         if self.size:
             self._bm25.save(str(folder), show_progress=False)  # type: ignore[attr-defined]
+            if self.lengths is not None:
+                np.save(Path(folder) / LENGTHS_FILE, self.lengths)
+
+    def statistics(self, documents: np.ndarray) -> tuple[dict[str, int], int] | None:
+        """``term_statistics`` of the texts at positions ``documents``, read off the
+        score matrix (a term's documents are its column) and the documents' lengths,
+        without tokenizing anything; None for a snapshot saved before lengths were kept."""
+        if self.lengths is None:
+            return None
+        if self.size == 0 or not len(documents):
+            return {}, 0
+        scores = self._bm25.scores  # type: ignore[attr-defined]
+        indptr = np.asarray(scores["indptr"])
+        chosen = np.zeros(self.size, dtype=bool)
+        chosen[documents] = True
+        terms = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))[chosen[np.asarray(scores["indices"])]]
+        df = np.bincount(terms, minlength=len(indptr) - 1)
+        names = {i: t for t, i in self._bm25.vocab_dict.items()}  # type: ignore[attr-defined]
+        return ({names[t]: int(df[t]) for t in np.flatnonzero(df) if names[t] != EMPTY},
+                int(self.lengths[documents].astype(np.int64).sum()))
 
     @classmethod
     def load(cls, folder: str | os.PathLike[str], size: int) -> SparseIndex:
@@ -181,7 +206,8 @@ class SparseIndex:
         if size == 0:
             return cls(bm25s.BM25(), 0)
         retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
-        return cls(retriever, size)
+        lengths = Path(folder) / LENGTHS_FILE
+        return cls(retriever, size, np.load(lengths, mmap_mode="r") if lengths.exists() else None)
 
     @property
     def documents(self) -> int:
