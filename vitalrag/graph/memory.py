@@ -28,7 +28,7 @@ import os
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFo
 from vitalrag.graph import packed
 from vitalrag.kernel.files import read_gzipped, replacing
 from vitalrag.kernel.locks import folder_lock
-from vitalrag.graph.store import Direction, GraphStore, hops, sorted_export
+from vitalrag.graph.store import Direction, GraphStore, edges_at, hops, sorted_export
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
 from vitalrag.model import (
     DEFINITION_KINDS,
@@ -365,21 +365,15 @@ class MemoryStore:
 
     def edges_of(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
                  direction: Direction = "both") -> list[Edge]:
-        wanted = set(kinds) if kinds else None
-        found: dict[tuple[str, str, str], Edge] = {}
-        for node in ids:
+        def rows_at(node: NodeId) -> Iterator[Sequence[Any]]:
             if node not in self.graph:
-                continue
-            its = []
+                return
             if direction in ("out", "both"):
-                its.append(self.graph.out_edges(node, keys=True, data="lines"))
+                yield from self.graph.out_edges(node, keys=True, data="lines")
             if direction in ("in", "both"):
-                its.append(self.graph.in_edges(node, keys=True, data="lines"))
-            for it in its:
-                for s, t, k, lines in it:
-                    if wanted is None or k in wanted:
-                        found[(s, t, k)] = self._edge(s, t, k, lines)
-        return [found[k] for k in sorted(found)]
+                yield from self.graph.in_edges(node, keys=True, data="lines")
+
+        return edges_at(ids, rows_at, kinds)
 
     def adjacent(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
                  direction: Direction = "both") -> dict[NodeId, list[NodeId]]:

@@ -39,7 +39,7 @@ from urllib.parse import quote
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError
-from vitalrag.graph.store import Direction, hops, sorted_export
+from vitalrag.graph.store import Direction, edges_at, hops, sorted_export
 from vitalrag.model import DEFINITION_KINDS, SCHEMA_VERSION, CodeObject, Edge, NodeId, UnresolvedRef
 
 #: the format of the packs (``FILE_FORMAT`` of ``graph.memory`` for the JSON snapshots)
@@ -319,13 +319,7 @@ class PackedGraph:
 
     def edges_of(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
                  direction: Direction = "both") -> list[Edge]:
-        wanted = set(kinds) if kinds else None
-        found: dict[tuple[str, str, str], Edge] = {}
-        for node in dict.fromkeys(ids):
-            for s, t, k, lines in self._edges_at(node, direction):
-                if wanted is None or k in wanted:
-                    found[(s, t, k)] = Edge(s, t, k, tuple(lines))
-        return [found[k] for k in sorted(found)]
+        return edges_at(ids, lambda node: self._edges_at(node, direction), kinds)
 
     def adjacent(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
                  direction: Direction = "both") -> dict[NodeId, list[NodeId]]:

@@ -184,6 +184,20 @@ def hops(start: Sequence[NodeId], adjacent: Callable[[list[NodeId]], Mapping[Nod
     return {n: h for n, h in sorted(seen.items()) if h > 0}
 
 
+def edges_at(ids: Iterable[NodeId], rows_at: Callable[[NodeId], Iterable[Sequence[Any]]],
+             kinds: Sequence[str] | None) -> list[Edge]:
+    """``edges_of`` for an embedded store: the edges of ``kinds`` (every kind: None
+    or empty) among ``rows_at(node)`` (its ``(source, target, kind, lines)`` rows in
+    the direction asked) of each of ``ids``, each once, sorted."""
+    wanted = set(kinds) if kinds else None
+    found: dict[tuple[str, str, str], Edge] = {}
+    for node in dict.fromkeys(ids):
+        for s, t, k, lines in rows_at(node):
+            if wanted is None or k in wanted:
+                found[(s, t, k)] = Edge(s, t, k, tuple(lines))
+    return [found[key] for key in sorted(found)]
+
+
 def sorted_export(objects: Iterable[CodeObject], edges: Iterable[Edge],
                   unresolved: Iterable[UnresolvedRef]) -> dict[str, Any]:
     """The canonical export form shared by every store."""

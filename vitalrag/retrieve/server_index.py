@@ -51,7 +51,7 @@ from vitalrag.graph.version import Staged
 from vitalrag.model import View
 from vitalrag.retrieve.dense import DenseIndex
 from vitalrag.retrieve.index import Hits, RetrievalIndex
-from vitalrag.retrieve.sparse import SparseIndex, bm25_rescore, term_statistics
+from vitalrag.retrieve.sparse import SparseIndex, bm25_rescore
 from vitalrag.kernel.text import code_tokens
 
 if TYPE_CHECKING:
@@ -244,8 +244,8 @@ def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | 
         repo_views = [index.views[i] for i in pos]
         matrix = vectors[pos] if vectors is not None else None
         stats = index.sparse.statistics(np.asarray(pos, dtype=np.int64))
-        if stats is None:  # a snapshot from before lengths were kept
-            stats = term_statistics([v.text for v in repo_views])
+        if stats is None:  # a snapshot from before lengths were kept: its views indexed again
+            stats = SparseIndex.build([v.text for v in repo_views]).statistics(np.arange(len(repo_views)))
         out.append(views.write_repository(repo, repo_views, code_tokens, matrix, index.model, stats))
         if progress:
             progress("push views", n, len(wanted))

@@ -100,26 +100,6 @@ EMPTY = "<empty>"
 LENGTHS_FILE = "lengths.npy"
 
 
-def term_statistics(texts: Sequence[str]) -> tuple[dict[str, int], int]:
-    """What BM25 knows of a collection besides its documents' own tokens: each
-    token's document frequency, and the documents' total length, counted as
-    ``SparseIndex.build`` counts them (a text with no token has length 1). With
-    the number of documents, enough to score any document as bm25s would
-    (``bm25_rescore``)."""
-    if not texts:
-        return {}, 0
-    distinct, which, vocab = _token_ids(texts)
-    sizes = np.fromiter((len(d) for d in distinct), dtype=np.int64, count=len(distinct))
-    copies = np.bincount(which, minlength=len(distinct))
-    owner = np.repeat(np.arange(len(distinct), dtype=np.int64), sizes)
-    flat = np.fromiter(itertools.chain.from_iterable(distinct), dtype=np.int64, count=int(sizes.sum()))
-    pairs = np.unique(owner * len(vocab) + flat)
-    df = np.bincount(pairs % len(vocab), weights=copies[pairs // len(vocab)], minlength=len(vocab))
-    names = list(vocab)
-    return ({names[t]: int(df[t]) for t in np.flatnonzero(df) if names[t] != EMPTY},
-            int((sizes * copies).sum()))
-
-
 def bm25_rescore(query: Sequence[str], docs: Sequence[Sequence[str]], df: Mapping[str, int], n_docs: int,
                  total: int, *, k1: float = 1.5, b: float = 0.75) -> list[float]:
     """bm25s's score of each of ``docs`` (a document's tokens) for the query tokens
@@ -182,9 +162,12 @@ class SparseIndex:
                 np.save(Path(folder) / LENGTHS_FILE, self.lengths)
 
     def statistics(self, documents: np.ndarray) -> tuple[dict[str, int], int] | None:
-        """``term_statistics`` of the texts at positions ``documents``, read off the
-        score matrix (a term's documents are its column) and the documents' lengths,
-        without tokenizing anything; None for a snapshot saved before lengths were kept."""
+        """What BM25 knows of the documents at positions ``documents`` besides their own
+        tokens: each token's document frequency among them, and their total length
+        (a text with no token has length 1). With their number, enough to score any
+        of them as this index does (``bm25_rescore``). Read off the score matrix (a
+        term's documents are its column) and the kept lengths, without tokenizing
+        anything; None for a snapshot saved before lengths were kept."""
         if self.lengths is None:
             return None
         if self.size == 0 or not len(documents):
