@@ -1,4 +1,5 @@
-"""BM25's score matrix: ours equals bm25s's own, to the bit."""
+"""BM25's score matrix: ours equals bm25s's own, to the bit; equal scores rank
+in view order in BM25 and dense search alike."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import bm25s
 import numpy as np
 import pytest
 
-from vitalrag.kernel.text import code_token_ids
-from vitalrag.retrieve.sparse import SparseIndex
+from vitalrag.kernel.text import code_token_ids, code_tokens
+from vitalrag.retrieve.sparse import SparseIndex, top_k
 
 PACKAGE = Path(__file__).parents[2] / "vitalrag"
 
@@ -49,10 +50,48 @@ def test_search_ranks_as_bm25s_does(tmp_path):
     ours = SparseIndex.build(texts)
     ours.save(tmp_path)
     loaded = SparseIndex.load(tmp_path, len(texts))
-    theirs = SparseIndex(_bm25s(texts), len(texts))
+    theirs = _bm25s(texts)
     for query in ("graph store snapshot", "tokenize identifier parts", "allocate budget render", "zzz"):
-        assert loaded.search(query, 20) == theirs.search(query, 20) == ours.search(query, 20)
-    assert theirs.search("graph store snapshot", 20)
+        found = ours.search(query, 20)
+        assert loaded.search(query, 20) == found
+        tokens = [t for t in code_tokens(query) if t in theirs.vocab_dict]
+        if not tokens:
+            assert found == []
+            continue
+        _, scores = theirs.retrieve([tokens], k=20, show_progress=False, n_threads=0)
+        assert [s for _, s in found] == [float(s) for s in scores[0] if s > 0]
+        # best first, equal scores in position order (bm25s leaves ties in any order)
+        assert found == sorted(found, key=lambda ps: (-ps[1], ps[0]))
+    assert ours.search("graph store snapshot", 20)
+
+
+def test_equal_scores_rank_in_position_order_at_the_cut_too():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        scores = rng.integers(0, 4, size=int(rng.integers(1, 40))).astype(np.float32)
+        k = int(rng.integers(1, len(scores) + 2))
+        expected = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:k]
+        assert top_k(scores, k).tolist() == expected
+    # copies of one text tie: the first copies are the ones kept
+    index = SparseIndex.build(["alpha beta"] * 6 + ["alpha"] * 3 + ["gamma"])
+    assert [p for p, _ in index.search("alpha beta", 4)] == [0, 1, 2, 3]
+    assert [p for p, _ in index.search("alpha", 20)] == [6, 7, 8, 0, 1, 2, 3, 4, 5]  # shorter ones first
+
+
+def test_equal_cosines_rank_in_view_order_at_the_cut_too():
+    from vitalrag.retrieve.dense import DenseIndex
+
+    a, b = np.eye(4, dtype=np.float32)[0], np.eye(4, dtype=np.float32)[1]
+    # views 2..7 share one vector (copies of one text); view 1 has none; FAISS
+    # returns equal scores in no set order
+    rows = [b, np.zeros(4, np.float32), *[a] * 6, (a + b) / np.sqrt(2)]
+    index = DenseIndex.build(np.stack(rows), "m")
+    assert [p for p, _ in index.search(a, 3)] == [2, 3, 4]
+    assert [p for p, _ in index.search(a, 8)] == [2, 3, 4, 5, 6, 7, 8, 0]
+    # cosines equal to 5 decimals are ties (stores sum in different precisions)
+    near = np.stack([a, a + 1e-7 * b, a])
+    near /= np.linalg.norm(near, axis=1, keepdims=True)
+    assert [p for p, _ in DenseIndex.build(near, "m").search(a, 2)] == [0, 1]
 
 
 def test_a_document_rescored_from_the_statistics_scores_what_the_index_gives_it():

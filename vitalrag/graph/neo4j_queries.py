@@ -743,7 +743,7 @@ SEARCH_VIEWS_VECTOR = "CALL db.index.vector.queryNodes($index, $n, $vector) YIEL
 SEARCH_VIEWS_EXACT = (
     f"MATCH (v:View) WHERE v.repo IN $repos AND {seen('v')} AND v.embedding IS NOT NULL "
     "WITH v, vector.similarity.cosine(v.embedding, $vector) AS score "
-    "ORDER BY score DESC, v.id LIMIT $n "
+    "ORDER BY score DESC, v.repo, v.id LIMIT $n "
     f"RETURN v {_VIEW_FIELDS} AS v, score"
 )
 

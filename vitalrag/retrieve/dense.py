@@ -324,6 +324,17 @@ def embed_views(hashes: Sequence[str], texts: Sequence[str], embedder: Embedder,
     return matrix, len(todo)
 
 
+#: cosines equal to this many decimals are ties, ordered by view: the last
+#: float32 bits depend on how a store sums the product (FAISS's SIMD, Neo4j's
+#: ``vector.similarity.cosine``), and a real difference below 1e-5 ranks nothing
+COSINE_DECIMALS = 5
+
+
+def cosine_key(score: float) -> float:
+    """What a cosine is ranked by (best first, then view order)."""
+    return round(score, COSINE_DECIMALS)
+
+
 class DenseIndex:
     """Inner product over normalised vectors (= cosine), exact (``IndexFlatIP``).
 
@@ -425,9 +436,20 @@ class DenseIndex:
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(view position, cosine) of the ``k`` nearest views with a vector."""
-        if self.size == 0:
+        if self.size == 0 or k <= 0:
             return []
-        scores, ids = self._index.search(  # type: ignore[attr-defined]
-            np.ascontiguousarray(vector.reshape(1, -1), dtype=np.float32), min(k, self.size))
+        query = np.ascontiguousarray(vector.reshape(1, -1), dtype=np.float32)
         where = self.positions
-        return [(int(i) if where is None else int(where[i]), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]
+        n = min(k, self.size)
+        while True:
+            # one more than needed: the cut must not split views of equal score, which
+            # FAISS returns in no set order (copies of one text have one vector)
+            asked = min(n + 1, self.size)
+            scores, ids = self._index.search(query, asked)  # type: ignore[attr-defined]
+            hits = [(int(i) if where is None else int(where[i]), float(s))
+                    for i, s in zip(ids[0], scores[0]) if i >= 0]
+            if len(hits) <= k or cosine_key(hits[-1][1]) < cosine_key(hits[k - 1][1]) or asked == self.size:
+                break
+            n *= 2
+        hits.sort(key=lambda h: (-cosine_key(h[1]), h[0]))  # equal scores in view order, as BM25's
+        return hits[:k]

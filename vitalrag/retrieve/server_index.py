@@ -25,6 +25,13 @@ would over every repository the store holds (``bm25_rescore``): the scores of
 an embedded index of the same repositories. Repositories written before the
 statistics were kept are ranked by Lucene's scores until written again.
 
+Equal scores rank by repository, then view id, in both stores (an embedded
+index keeps its views in that order: ``sparse.top_k``, ``DenseIndex.search``),
+and cosines equal to five decimals are equal (``dense.cosine_key``: FAISS and
+Neo4j sum in different precisions). So where the scorers agree, the lists agree,
+order and all: before this, ties broken by the selection algorithm made 13 of
+40 contexts of this package differ (hashing embedder, which ties often).
+
 Both indexes hold the views of every version of a repository the store keeps (a
 push being written, what one replaced and is not yet collected), and a search
 keeps those of the versions its reads are pinned to: when fewer than k remain, it
@@ -49,7 +56,7 @@ from vitalrag.graph.neo4j_views import Found, Neo4jViews, RepoModel, ViewWrite, 
 from vitalrag.graph.store import GraphStore
 from vitalrag.graph.version import Staged
 from vitalrag.model import View
-from vitalrag.retrieve.dense import DenseIndex
+from vitalrag.retrieve.dense import DenseIndex, cosine_key
 from vitalrag.retrieve.index import Hits, RetrievalIndex
 from vitalrag.retrieve.sparse import SparseIndex, bm25_rescore
 from vitalrag.kernel.text import code_tokens
@@ -61,6 +68,8 @@ log = logging.getLogger(__name__)
 
 #: a filter keeping fewer than 1/NARROW of an index's views is searched exactly
 NARROW = 8
+#: nearest views asked beyond k, to order equal cosines at the cut
+TIE_MARGIN = 8
 
 Progress = Callable[[str, int, int], None]
 
@@ -161,7 +170,7 @@ class ServerIndex:
             # the index filters by repository itself (scoped): k hits, unless views of
             # versions not pinned take some; otherwise over-fetch, then filter
             first = k if repos is None or self.views.scoped() else 4 * k
-            return _deepening(lambda n: self.views.fulltext(terms, n, repos), k, first)
+            return in_view_order(_deepening(lambda n: self.views.fulltext(terms, n, repos), k, first))
         # Lucene's top 4k (of the allowed repositories) are the candidates, scored as
         # bm25s scores them
         texts: dict[str, str] = {}
@@ -176,7 +185,7 @@ class ServerIndex:
         n_docs, total, per_repo = stats
         df = {t: sum(f.get(t, 0) for f in per_repo) for t in set(terms)}
         scores = bm25_rescore(terms, [texts.get(v.id, "").split() for v, _ in hits], df, n_docs, total)
-        ranked = sorted(zip(scores, (v for v, _ in hits)), key=lambda sv: (-sv[0], sv[1].id))
+        ranked = sorted(zip(scores, (v for v, _ in hits)), key=lambda sv: (-sv[0], sv[1].repo, sv[1].id))
         return [(v, s) for s, v in ranked if s > 0][:k]
 
     def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
@@ -191,22 +200,33 @@ class ServerIndex:
         if not np.any(vector):
             return []  # no direction: every cosine is undefined
         query = [float(x) for x in vector]
+        # a few more than k: views of equal cosine at the cut are ordered as the
+        # embedded index orders them (cosine_key, then view), not as the server returned them
+        asked = k + TIE_MARGIN
         if {m.repo for m in searched} == {m.repo for m in in_index}:
-            return _deepening(lambda n: self.views.nearest(query, dim, n, None), k, k)
+            found = _deepening(lambda n: self.views.nearest(query, dim, n, None), asked, asked)
+            return in_view_order(found, cosine_key)[:k]
         repos = [m.repo for m in searched]
         wanted = sum(m.views for m in searched)
         total = sum(m.views for m in in_index)
         if wanted * NARROW >= total:
-            hits = self.views.nearest(query, dim, min(total, 4 * k), repos).hits
-            if len(hits) >= k or len(hits) >= wanted:
+            hits = in_view_order(self.views.nearest(query, dim, min(total, 4 * asked), repos).hits, cosine_key)
+            if len(hits) >= asked or len(hits) >= wanted:
                 return hits[:k]
-        return self.views.nearest_exact(query, k, repos)
+        return in_view_order(self.views.nearest_exact(query, asked, repos), cosine_key)[:k]
 
     def names_of(self, identifiers: Iterable[str], allowed: frozenset[str] | None) -> Mapping[str, Sequence[str]]:
         return self.views.names(identifiers, None if allowed is None else sorted(allowed))
 
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         return self.views.bodies(object_ids)
+
+
+def in_view_order(hits: Hits, key: Callable[[float], float] = float) -> Hits:
+    """``hits`` best first by ``key`` of their score, equal ones by repository and
+    view id: the order an embedded index gives them (``sparse.top_k``,
+    ``DenseIndex.search``), whatever order the server's index returned them in."""
+    return sorted(hits, key=lambda h: (-key(h[1]), h[0].repo, h[0].id))
 
 
 def _deepening(search: Callable[[int], Found], k: int, first: int) -> Hits:

@@ -22,6 +22,20 @@ from vitalrag.kernel.text import code_token_ids, code_tokens
 log = logging.getLogger(__name__)
 
 
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` highest ``scores``, best first; equal scores in
+    position order (views are kept by repository, then id), at the cut too. So a
+    ranking never depends on how a selection algorithm breaks ties, and a server
+    store, which orders ties the same way, returns the same views."""
+    k = min(k, len(scores))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+    above = np.flatnonzero(scores > kth)
+    picked = np.concatenate([above, np.flatnonzero(scores == kth)[:k - len(above)]])
+    return picked[np.lexsort((picked, -scores[picked]))]
+
+
 def bm25_scores(distinct: Sequence[Sequence[int]], which: np.ndarray, n_vocab: int, *,
                 k1: float, b: float) -> dict[str, Any]:
     """bm25s's score matrix (``BM25(method="lucene")``: its ``scores``, a
@@ -203,7 +217,5 @@ class SparseIndex:
         tokens = [t for t in code_tokens(query) if t in self._vocab]
         if not tokens or self.size == 0:
             return []
-        k = min(k, self.size)
-        docs, scores = self._bm25.retrieve(  # type: ignore[attr-defined]
-            [tokens], k=k, show_progress=False, n_threads=0)
-        return [(int(d), float(s)) for d, s in zip(np.asarray(docs)[0], np.asarray(scores)[0]) if s > 0]
+        scores = np.asarray(self._bm25.get_scores(tokens))  # type: ignore[attr-defined]
+        return [(int(d), float(scores[d])) for d in top_k(scores, k) if scores[d] > 0]
