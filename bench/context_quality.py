@@ -2,7 +2,7 @@
 code that answers? VitalRAG's ``context`` against baselines, in one run.
 
     python bench/context_quality.py [--corpora requests,click,flask,commons-csv | all]
-        [--per-repo 15] [--budgets 1024,2048,4096,8192] [--no-aider] [--out runs/quality]
+        [--per-repo 15] [--budgets 1024,2048,4096,8192] [--no-aider] [--neo4j URI] [--out runs/quality]
 
 Questions:
 
@@ -28,6 +28,10 @@ Systems, each given the same budget B:
 - ``vital``: the paper's policy (K=5) over the same retrieval;
 - ``bm25-chunks``: BM25 (the same code tokenizer) over 40-line chunks of every
   file, chunks in rank order until B is full (the last one clipped to whole lines);
+- ``context@neo4j``, ``vital@neo4j`` (``--neo4j URI``): the same two, served by
+  Neo4j: each indexed state is pushed with ``vitalrag push`` (graph, views and
+  their embeddings) and queried with nothing local but the model (issue 18's
+  parity: the two stores' figures side by side);
 - ``aider``: aider's repository map, ``RepoMap(map_tokens=B)`` with the question's
   words as mentioned identifiers (``aider-chat`` in its own virtualenv,
   ``--aider-python``; clipped to B when its sampled token estimate overshoots).
@@ -448,6 +452,10 @@ def main() -> None:
                     help="JSON file: a list of context variants to run as systems 'v:NAME' (experiments)")
     ap.add_argument("--diagnose", action="store_true",
                     help="write misses.json: for each gold, its object rank in the fused ranking (top 400)")
+    ap.add_argument("--neo4j", metavar="URI", default=None,
+                    help="also serve context and vital from this Neo4j (each indexed state pushed into it with "
+                         "`vitalrag push`, then queried with nothing local but the model): systems "
+                         "context@neo4j and vital@neo4j; the corpora's repositories are removed from it at the end")
     ap.add_argument("--out", default="runs/quality")
     args = ap.parse_args()
     names = list(CORPORA) if args.corpora == "all" else args.corpora.split(",")
@@ -461,6 +469,12 @@ def main() -> None:
                                                        if v.get("dense_kinds") is not None else {})})
                 for v in json.loads(Path(args.variants).read_text())} if args.variants else {}
     systems += list(variants)
+    server = None
+    if args.neo4j:
+        from vitalrag.graph.neo4j import Neo4jStore
+
+        server = Neo4jStore.from_uri(args.neo4j)
+        systems += ["context@neo4j", "vital@neo4j"]
     misses: list[dict] = []
     counter = get_counter()
     embedder = make_embedder(args.model)
@@ -501,6 +515,7 @@ def main() -> None:
                 index, _ = RetrievalIndex.build(store, folder, embedder=embedder, repos=[name])
                 print(f"{name} @{commit[:10]}: indexed in {time.perf_counter() - t:.1f}s", file=sys.stderr)
                 r = Retriever(store, index, embedder)
+                served = push(folder, name, args.neo4j, server, embedder) if server is not None else None
                 asked = []
                 for q in by_commit[commit]:
                     if q.source == "history":
@@ -528,6 +543,9 @@ def main() -> None:
                                 a = kept_answers[b] = ours(r, q, b, None)
                             elif system == "vital":
                                 a = ours(r, q, b, "vital")
+                            elif system.endswith("@neo4j"):
+                                assert served is not None
+                                a = ours(served, q, b, "vital" if system == "vital@neo4j" else None)
                             elif system in variants:
                                 a = variant(r, q, b, variants[system])
                             elif system == "bm25-chunks":
@@ -542,12 +560,30 @@ def main() -> None:
                         misses.append(diagnose(r, q, kept_answers))
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
+        if server is not None:
+            from vitalrag.graph.neo4j_views import Neo4jViews
+
+            Neo4jViews(server).delete_repositories([name])
+            server.delete_repository(name)
         print(f"{name}: {kept} history questions", file=sys.stderr)
         out.mkdir(parents=True, exist_ok=True)
         (out / "rows.json").write_text(json.dumps(rows))  # after each repository: a crash keeps them
         if args.diagnose:
             (out / "misses.json").write_text(json.dumps(misses, indent=1))
     print(table(rows, systems, budgets))
+
+
+def push(folder: Path, name: str, uri: str, server, embedder) -> Retriever:  # noqa: ANN001
+    """Push the embedded store's ``name`` into Neo4j as a user does (graph and
+    views; only changed views are written again), and a retriever that reads
+    nothing local but the model."""
+    from vitalrag.retrieve.server_index import ServerIndex
+
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "vitalrag", "push", "--store", str(folder), "--to", uri,
+                    "--repo", name], check=True, capture_output=True)
+    print(f"  pushed into {uri} in {time.perf_counter() - t:.1f}s", file=sys.stderr)
+    return Retriever(server, ServerIndex.open(server), embedder)
 
 
 def table(rows: list[dict], systems: Sequence[str], budgets: Sequence[int]) -> str:

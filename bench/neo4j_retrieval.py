@@ -43,6 +43,7 @@ from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import make_embedder
 from vitalrag.retrieve.index import RetrievalIndex
 from vitalrag.retrieve.server_index import ServerIndex, push_views
+from vitalrag.retrieve.sparse import SparseIndex
 
 
 def timed(fn, qs):  # noqa: ANN001, ANN202
@@ -100,12 +101,15 @@ def main() -> None:
                 copies.append(name)
                 # a repository node, so the copy counts as a repository of the graph (a
                 # push removes the views of repositories the graph does not hold)
-                server.upsert_objects([CodeObject(id=name, kind="repository", name=name, qualname=name,
-                                                  repo=name, path="")])
+                for store in (server, local):  # (the embedded store holds them too, below)
+                    store.upsert_objects([CodeObject(id=name, kind="repository", name=name, qualname=name,
+                                                     repo=name, path="")])
                 filler.extend(dataclasses.replace(v, id=f"{name}|{v.id}", object_id=f"{name}|{v.object_id}",
                                                   repo=name) for v in index.views)
-            big = RetrievalIndex(Path(tmp) / "big", [*index.views, *filler],
-                                 index.sparse, None, index.model)
+            every = [*index.views, *filler]
+            # its own BM25 arrays: a push reads each repository's statistics off them
+            big = RetrievalIndex(Path(tmp) / "big", every, SparseIndex.build([v.text for v in every]),
+                                 None, index.model)
             import numpy as np
 
             from vitalrag.retrieve.dense import DenseIndex
@@ -125,7 +129,9 @@ def main() -> None:
             print(f"  views in Neo4j now: {views.count()}")
 
             qs = queries(local, args.queries)
-            ref = Retriever(local, RetrievalIndex.load(Path(tmp) / "idx"), embedder)
+            # the embedded store of the same views (the copies too: BM25's statistics
+            # count every repository a store holds, on both stores)
+            ref = Retriever(local, big, embedder)
             served = Retriever(server, ServerIndex.open(server), embedder)  # type: ignore[arg-type]
             for r in (ref, served):  # warm: caches, page cache, index readers
                 for q in qs[:10]:
