@@ -68,8 +68,13 @@ def _ids(*args: str) -> list[str]:
 
 @pytest.mark.neo4j
 def test_search_and_context_from_an_empty_folder_match_the_embedded_store(indexed, neo4j_url, repo,
-                                                                           monkeypatch):
+                                                                           monkeypatch, open_neo4j):
+    from vitalrag.graph.neo4j_views import Neo4jViews
+
     ref, empty = indexed
+    others = sorted(set(Neo4jViews(open_neo4j()).models()) - {repo})
+    # the server's BM25 statistics count every repository it holds views of
+    assert not others, f"the test database holds views of other repositories too: {others[:5]}"
     monkeypatch.chdir(empty)
     for query in QUERIES:
         for retriever in ("dense", "walk", "fused"):

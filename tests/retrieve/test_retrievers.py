@@ -282,3 +282,25 @@ def test_each_retriever_is_a_view_retriever_and_fusion_is_one_over_them(retrieve
 
 def test_a_query_takes_a_path_as_its_file(tmp_path):
     assert Query.of("q", tmp_path / "a.py", 3).file == str(tmp_path / "a.py")
+
+
+def test_a_repository_filter_gives_the_unfiltered_ranking_of_its_views(tmp_path):
+    """``--repo`` in an embedded store of several repositories: the allowed views
+    in the order the whole index ranks them, however far down they sit (the
+    filter is a mask: BM25 and FAISS look at nothing else), ties included."""
+    store = MemoryStore(tmp_path / "s")
+    for name in ("a", "b", "c"):
+        index_repository(FIXTURES / "py_resolution", store, name=name, workers=1)
+    emb = CountingEmbedder()
+    index, _ = RetrievalIndex.build(store, store.folder, embedder=emb)
+    assert index.repos == {"a", "b", "c"}
+    vector = emb.encode(["make an engine and run it"])[0]
+    for allowed in (frozenset({"b"}), frozenset({"a", "c"})):
+        for search in (lambda k, f: index.bm25("make an engine and run it", k, f),
+                       lambda k, f: index.nearest(vector, k, f)):
+            everything = search(len(index.views), None)
+            expected = [(v.id, s) for v, s in everything if v.repo in allowed]
+            for k in (1, 3, 10, len(index.views)):
+                got = [(v.id, s) for v, s in search(k, allowed)]
+                assert got == expected[:k], (allowed, k)
+    assert index.bm25("zzzz", 5, frozenset({"b"})) == []

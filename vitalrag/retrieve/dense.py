@@ -434,21 +434,30 @@ class DenseIndex:
             out[self.positions if self.positions is not None else slice(None)] = held
         return out
 
-    def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """(view position, cosine) of the ``k`` nearest views with a vector."""
+    def search(self, vector: np.ndarray, k: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """(view position, cosine) of the ``k`` nearest views with a vector;
+        ``allowed``: a mask over the views (FAISS compares only those)."""
         if self.size == 0 or k <= 0:
             return []
+        import faiss
+
         query = np.ascontiguousarray(vector.reshape(1, -1), dtype=np.float32)
         where = self.positions
-        n = min(k, self.size)
+        size, params = self.size, None
+        if allowed is not None:
+            chosen = np.flatnonzero(allowed if where is None else allowed[where]).astype(np.int64)
+            size, params = len(chosen), faiss.SearchParameters(sel=faiss.IDSelectorBatch(chosen))
+            if size == 0:
+                return []
+        n = min(k, size)
         while True:
             # one more than needed: the cut must not split views of equal score, which
             # FAISS returns in no set order (copies of one text have one vector)
-            asked = min(n + 1, self.size)
-            scores, ids = self._index.search(query, asked)  # type: ignore[attr-defined]
+            asked = min(n + 1, size)
+            scores, ids = self._index.search(query, asked, params=params)  # type: ignore[attr-defined]
             hits = [(int(i) if where is None else int(where[i]), float(s))
                     for i, s in zip(ids[0], scores[0]) if i >= 0]
-            if len(hits) <= k or cosine_key(hits[-1][1]) < cosine_key(hits[k - 1][1]) or asked == self.size:
+            if len(hits) <= k or cosine_key(hits[-1][1]) < cosine_key(hits[k - 1][1]) or asked == size:
                 break
             n *= 2
         hits.sort(key=lambda h: (-cosine_key(h[1]), h[0]))  # equal scores in view order, as BM25's

@@ -116,6 +116,8 @@ class RetrievalIndex:
     names: dict[str, list[str]] = field(default_factory=dict)
     #: object id -> positions of its views
     by_object: dict[str, list[int]] = field(default_factory=dict)
+    #: view masks of the repository filters asked for lately
+    _masks: dict[frozenset[str], np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.by_id = {v.id: i for i, v in enumerate(self.views)}
@@ -145,29 +147,27 @@ class RetrievalIndex:
     def model_of(self, allowed: frozenset[str] | None) -> str | None:
         return self.model
 
-    # BM25 and FAISS search the whole index, so a filtered search fetches 4k, then
-    # 16k, ... hits until k of them are allowed or the index is exhausted (exact).
+    # a filter is a mask over the views: BM25 zeroes the scores of the others, FAISS
+    # compares only the allowed vectors; one pass either way, and exact
     def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
-        return self._restricted(lambda n: self.sparse.search(query, n), k, allowed)
+        return [(self.views[i], s) for i, s in self.sparse.search(query, k, self._mask(allowed))]
 
     def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
-        dense = self.dense
-        if dense is None:
+        if self.dense is None:
             return []
-        return self._restricted(lambda n: dense.search(vector, n), k, allowed)
+        return [(self.views[i], s) for i, s in self.dense.search(vector, k, self._mask(allowed))]
 
-    def _restricted(self, fetch: Callable[[int], list[tuple[int, float]]], k: int,
-                    allowed: frozenset[str] | None) -> Hits:
-        views = self.views
+    def _mask(self, allowed: frozenset[str] | None) -> np.ndarray | None:
+        """Which views the repositories ``allowed`` hold (None: every view)."""
         if allowed is None or self.repos <= allowed:  # a filter that keeps every view filters nothing
-            return [(views[i], s) for i, s in fetch(k)]
-        size = len(views)
-        n = min(size, 4 * k)
-        while True:
-            hits = [(views[i], s) for i, s in fetch(n) if views[i].repo in allowed]
-            if len(hits) >= k or n >= size:
-                return hits[:k]
-            n = min(size, 4 * n)
+            return None
+        mask = self._masks.get(allowed)
+        if mask is None:
+            if len(self._masks) >= 16:
+                self._masks.clear()
+            mask = self._masks[allowed] = np.fromiter((v.repo in allowed for v in self.views), dtype=bool,
+                                                      count=len(self.views))
+        return mask
 
     def names_of(self, identifiers: Iterable[str], allowed: frozenset[str] | None) -> Mapping[str, Sequence[str]]:
         if allowed is None:

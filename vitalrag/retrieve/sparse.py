@@ -213,9 +213,13 @@ class SparseIndex:
             return 0
         return int(self._bm25.scores["num_docs"])  # type: ignore[attr-defined]
 
-    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+    def search(self, query: str, k: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """(position, score) of the ``k`` best documents sharing a term with
+        ``query``; ``allowed``: a mask of the documents that may be returned."""
         tokens = [t for t in code_tokens(query) if t in self._vocab]
         if not tokens or self.size == 0:
             return []
         scores = np.asarray(self._bm25.get_scores(tokens))  # type: ignore[attr-defined]
+        if allowed is not None:
+            scores = np.where(allowed, scores, 0)
         return [(int(d), float(scores[d])) for d in top_k(scores, k) if scores[d] > 0]
