@@ -275,3 +275,38 @@ def test_grace_and_lease_come_from_the_environment():
                       ("VITALRAG_NEO4J_GRACE", "inf")):
         with pytest.raises(InputError, match=name):
             Neo4jSettings.from_env("bolt://h:7687", {name: bad})
+
+
+@pytest.mark.neo4j
+def test_a_deleted_repository_is_collected_by_the_next_write_of_any_repository(open_neo4j, repo, monkeypatch):
+    """Nobody writes a deleted repository again: the next writer of another one
+    removes its rows once the grace its own writer recorded is over, views included."""
+    import numpy as np
+
+    monkeypatch.setenv("VITALRAG_NEO4J_GRACE", "1")
+    store = open_neo4j()
+    gone, other = f"{repo}gone", f"{repo}other"
+    for name in (gone, other):
+        store.upsert_objects([obj(name, "repository"), obj(name, "file", "a.py")])
+    Neo4jViews(store).write_repository(gone, [View(f"{gone}|v", f"{gone}:a.py", "body", "a.py", 1, 1, "needle",
+                                                   "v", repo=gone)],
+                                       str.split, np.ones((1, 8), dtype=np.float32), "m")
+    Neo4jViews(store).delete_repositories([gone])
+    store.delete_repository(gone)
+    store.delete_objects([gone])
+    rows = "MATCH (x) WHERE x.repo = $repo AND NOT x:RepositoryVersion RETURN count(x) AS n"
+    left = _raw(store.location, rows, repo=gone)[0]["n"]  # kept for the grace
+    time.sleep(1.5)
+    store.upsert_objects([obj(other, "file", "b.py")])  # a write of another repository
+    assert left > 0 and _raw(store.location, rows, repo=gone)[0]["n"] == 0
+    assert store.find_objects(repo=other, kind="file")  # and the other one is whole
+    # a repository's own writer's grace holds: readers pinned to what it replaced keep it
+    monkeypatch.setenv("VITALRAG_NEO4J_GRACE", "600")
+    patient = open_neo4j()
+    kept = f"{repo}kept"
+    patient.upsert_objects([obj(kept, "repository"), obj(kept, "file", "a.py")])
+    patient.delete_files(kept, ["a.py"])
+    before = _raw(store.location, rows, repo=kept)[0]["n"]
+    time.sleep(1.5)
+    store.upsert_objects([obj(other, "file", "c.py")])  # grace 1 s: not the one that counts for kept
+    assert before > 0 and _raw(store.location, rows, repo=kept)[0]["n"] == before

@@ -194,7 +194,7 @@ RELEASE_LEASES = (
 FLIP = (
     "UNWIND $rows AS row MATCH (g:RepositoryVersion {repo: row.repo}) WHERE g.writer = $token "
     "SET g.current = row.version, g.flips = g.flips + row.version, g.flipped_at = g.flipped_at + timestamp(), "
-    "g.writer = null, g.lease_until = null "
+    "g.writer = null, g.lease_until = null, g.grace_ms = $grace_ms "
     "RETURN count(*) AS n"
 )
 
@@ -204,6 +204,17 @@ DUE = (
     "MATCH (g:RepositoryVersion {repo: $repo}) "
     "RETURN reduce(due = null, i IN range(0, size(g.flips) - 1) | "
     "CASE WHEN g.flipped_at[i] <= timestamp() - $grace_ms THEN g.flips[i] ELSE due END) AS due"
+)
+
+#: the repositories other than ``$skip`` with no writer now and a flip older than
+#: the grace its writer gave it (``$grace_ms`` where none was recorded) whose
+#: leftovers are not collected yet: a deleted repository, or one never written
+#: again since, keeps them until someone collects
+DUE_ELSEWHERE = (
+    "MATCH (g:RepositoryVersion) WHERE NOT g.repo IN $skip AND g.writer IS NULL "
+    "WITH g, coalesce(g.grace_ms, $grace_ms) AS grace "
+    "WHERE any(t IN g.flipped_at WHERE t <= timestamp() - grace) "
+    "RETURN g.repo AS repo, grace ORDER BY repo"
 )
 
 FORGET_FLIPS = (

@@ -49,6 +49,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PAUSE_ENV = "VITALRAG_TEST_PAUSE_NEO4J"
+#: the grace of a repository whose writer recorded none (written before graces were
+#: recorded), when a writer of another repository collects it
+UNRECORDED_GRACE = 10.0
 #: rows deleted or reopened per transaction when collecting garbage
 GARBAGE_BATCH = 10_000
 
@@ -168,12 +171,21 @@ class Versions:
         finally:
             scope.stop.set()
             self._scope = None
-        for repo in sorted(scope.staged):
+        # what this block replaced once its grace is over, and what other repositories'
+        # versions replaced that is due now (a deleted repository is never written
+        # again, so no writer of its own would ever collect it)
+        graces: dict[str, float | None] = {repo: None for repo in sorted(scope.staged)}  # None: this store's
+        try:
+            for r in self.store._read(q.DUE_ELSEWHERE, skip=sorted(scope.staged),
+                                      grace_ms=int(max(self.grace, UNRECORDED_GRACE) * 1000)):
+                graces[r["repo"]] = float(r["grace"]) / 1000
+        except Exception as exc:  # noqa: BLE001 - garbage waits for the next writer
+            log.warning("could not look for versions due for collection (%s); the next write will", exc)
+        for repo, grace in graces.items():
             try:
-                self.collect(repo)
+                self.collect(repo, grace=grace)
             except Exception as exc:  # noqa: BLE001 - the flip is done; the next writer collects
-                log.warning("could not remove what version %d of %s replaced (%s); the next write will",
-                            scope.staged[repo], repo, exc)
+                log.warning("could not remove what %s's versions replaced (%s); the next write will", repo, exc)
 
     def check(self) -> None:
         """Before a write transaction: refuse when this writer lost its lease."""
@@ -242,7 +254,8 @@ class Versions:
         rows = [{"repo": repo, "version": v} for repo, v in sorted(scope.staged.items())]
 
         def work(tx: Any) -> None:
-            n = tx.run(q.FLIP, rows=rows, token=scope.token).single()["n"]
+            # the grace is recorded: a writer of another repository collects by it
+            n = tx.run(q.FLIP, rows=rows, token=scope.token, grace_ms=int(self.grace * 1000)).single()["n"]
             if n != len(rows):
                 raise StoreBusy(f"lost the write lease of {', '.join(scope.staged)} on "
                                 f"{self.store.location} (another writer took it over): nothing was switched to")
