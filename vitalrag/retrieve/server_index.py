@@ -29,7 +29,7 @@ Equal scores rank by repository, then view id, in both stores (an embedded
 index keeps its views in that order: ``sparse.top_k``, ``DenseIndex.search``),
 and cosines equal to five decimals are equal (``dense.cosine_key``: FAISS and
 Neo4j sum in different precisions). So where the scorers agree, the lists agree,
-order and all: before this, ties broken by the selection algorithm made 13 of
+order and all: before this, ties broken by the selection algorithms made 7 of
 40 contexts of this package differ (hashing embedder, which ties often).
 
 Both indexes hold the views of every version of a repository the store keeps (a
