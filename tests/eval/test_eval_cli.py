@@ -112,6 +112,17 @@ def test_corpus_fetch_local_folder_and_list(runner):
     assert json.loads(result.stdout)[0]["name"] == "eval_py"
     listed = runner.invoke(main, ["eval", "corpus", "list"])
     assert "commons-io" in listed.stdout and "pypi:requests==2.32.3" in listed.stdout
+    assert "maven:joda-time:joda-time:2.12.7" in listed.stdout and "heldout" in listed.stdout
+
+
+def test_the_named_sets_expand_to_their_pinned_specs():
+    from vitalrag.eval.corpora import expand
+
+    assert expand(["heldout"]) == ["pypi:httpx==0.28.1", "pypi:attrs==24.2.0", "maven:joda-time:joda-time:2.12.7",
+                                   "maven:com.google.code.gson:gson:2.11.0"]
+    assert expand(["gson", "dev", "requests"])[:2] == ["maven:com.google.code.gson:gson:2.11.0",
+                                                        "pypi:requests==2.32.3"]
+    assert len(expand(["dev", "heldout"])) == 10
 
 
 @pytest.mark.parametrize("args,message", [

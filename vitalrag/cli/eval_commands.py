@@ -40,7 +40,8 @@ def corpus() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def corpus_fetch(names: tuple[str, ...], as_json: bool) -> None:
     """Fetch corpora: a dev corpus name (requests, click, flask, jsoup,
-    commons-csv, commons-io), ``dev`` for all six, a ``pypi:NAME==VERSION`` or
+    commons-csv, commons-io), ``dev`` for all six, a held-out one (httpx, attrs,
+    joda-time, gson), ``heldout`` for all four, a ``pypi:NAME==VERSION`` or
     ``maven:GROUP:ARTIFACT:VERSION`` spec, or a local folder. Prints where each
     one is and the sha256 of its archive."""
     from vitalrag.eval.corpora import expand, fetch
@@ -58,11 +59,12 @@ def corpus_fetch(names: tuple[str, ...], as_json: bool) -> None:
 
 @corpus.command("list")
 def corpus_list() -> None:
-    """The named dev corpora and their pinned specs."""
-    from vitalrag.eval.corpora import DEV_CORPORA
+    """The named corpora (the dev set, then the held-out set) and their pinned specs."""
+    from vitalrag.eval.corpora import ALIASES, NAMED_CORPORA
 
-    for name, spec in DEV_CORPORA.items():
-        click.echo(f"{name:<12} {spec}")
+    for alias, names in ALIASES.items():
+        for name in names:
+            click.echo(f"{name:<12} {NAMED_CORPORA[name]:<46} {alias}")
 
 
 @eval_group.command("build")

@@ -213,15 +213,23 @@ DEV_CORPORA: dict[str, str] = {
     "commons-csv": "maven:org.apache.commons:commons-csv:1.12.0",
     "commons-io": "maven:commons-io:commons-io:2.18.0",
 }
-ALIASES: dict[str, tuple[str, ...]] = {"dev": tuple(DEV_CORPORA)}
+#: corpora never tuned on (``heldout``): two Python, two Java
+HELDOUT_CORPORA: dict[str, str] = {
+    "httpx": "pypi:httpx==0.28.1",
+    "attrs": "pypi:attrs==24.2.0",
+    "joda-time": "maven:joda-time:joda-time:2.12.7",
+    "gson": "maven:com.google.code.gson:gson:2.11.0",
+}
+NAMED_CORPORA: dict[str, str] = {**DEV_CORPORA, **HELDOUT_CORPORA}
+ALIASES: dict[str, tuple[str, ...]] = {"dev": tuple(DEV_CORPORA), "heldout": tuple(HELDOUT_CORPORA)}
 
 
 def expand(names: list[str] | tuple[str, ...]) -> list[str]:
-    """Specs for corpus names, aliases (``dev``), specs and paths, in order, once each."""
+    """Specs for corpus names, aliases (``dev``, ``heldout``), specs and paths, in order, once each."""
     out: list[str] = []
     for name in names:
         for n in ALIASES.get(name, (name,)):
-            spec = DEV_CORPORA.get(n, n)
+            spec = NAMED_CORPORA.get(n, n)
             if spec not in out:
                 out.append(spec)
     return out
