@@ -182,7 +182,7 @@ def _module_exports(store: GraphStore, module: CodeObject) -> dict[str, list[Cod
         out.setdefault(o.name, []).append(o)
     edges = store.find_edges(source=module.id, kind="IMPORTS")
     targets = store.get_objects({e.target for e in edges})
-    for o in targets.values():
+    for o in sorted(targets.values(), key=lambda o: o.id):  # the same task file in every process
         if o.kind in DEFINITION_KINDS and o.name not in out:
             out.setdefault(o.name, []).append(o)
     for t in sorted(targets.values(), key=lambda o: o.id):
