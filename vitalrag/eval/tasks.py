@@ -181,11 +181,12 @@ def _module_exports(store: GraphStore, module: CodeObject) -> dict[str, list[Cod
     for o in _top_level(store, module):
         out.setdefault(o.name, []).append(o)
     edges = store.find_edges(source=module.id, kind="IMPORTS")
-    targets = store.get_objects({e.target for e in edges})
-    for o in sorted(targets.values(), key=lambda o: o.id):  # the same task file in every process
+    # by id, not in the set's order: the same task file in every process
+    targets = sorted(store.get_objects({e.target for e in edges}).values(), key=lambda o: o.id)
+    for o in targets:
         if o.kind in DEFINITION_KINDS and o.name not in out:
             out.setdefault(o.name, []).append(o)
-    for t in sorted(targets.values(), key=lambda o: o.id):
+    for t in targets:
         if t.kind == "file" and t.id != module.id:
             for o in _top_level(store, t):
                 if o.name not in out:

@@ -439,12 +439,12 @@ class DenseIndex:
         ``allowed``: a mask over the views (FAISS compares only those)."""
         if self.size == 0 or k <= 0:
             return []
-        import faiss
-
         query = np.ascontiguousarray(vector.reshape(1, -1), dtype=np.float32)
         where = self.positions
         size, params = self.size, None
         if allowed is not None:
+            import faiss
+
             chosen = np.flatnonzero(allowed if where is None else allowed[where]).astype(np.int64)
             size, params = len(chosen), faiss.SearchParameters(sel=faiss.IDSelectorBatch(chosen))
             if size == 0:

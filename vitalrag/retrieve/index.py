@@ -117,7 +117,7 @@ class RetrievalIndex:
     #: object id -> positions of its views
     by_object: dict[str, list[int]] = field(default_factory=dict)
     #: view masks of the repository filters asked for lately
-    _masks: dict[frozenset[str], np.ndarray] = field(default_factory=dict, repr=False)
+    _masks: dict[frozenset[str], np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.by_id = {v.id: i for i, v in enumerate(self.views)}

@@ -185,8 +185,8 @@ class ServerIndex:
         n_docs, total, per_repo = stats
         df = {t: sum(f.get(t, 0) for f in per_repo) for t in set(terms)}
         scores = bm25_rescore(terms, [texts.get(v.id, "").split() for v, _ in hits], df, n_docs, total)
-        ranked = sorted(zip(scores, (v for v, _ in hits)), key=lambda sv: (-sv[0], sv[1].repo, sv[1].id))
-        return [(v, s) for s, v in ranked if s > 0][:k]
+        rescored = [(v, s) for (v, _), s in zip(hits, scores) if s > 0]
+        return in_view_order(rescored)[:k]
 
     def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
         model = self.model_of(allowed)
