@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from tests_support import graph_file, retrieval_snapshot
 
 from vitalrag.cli import main
-from vitalrag.kernel.files import read_gzipped
+from vitalrag.retrieve import viewfile
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 REPO = FIXTURES / "py_resolution"
@@ -125,11 +125,15 @@ def test_a_snapshot_without_its_bm25_arrays_is_one_line(runner, indexed):
                  "cannot read BM25 index", "re-index")
 
 
-def test_views_and_bm25_of_different_lengths_are_one_line(runner, indexed):
-    packed = _snapshot(indexed) / "views.json.gz"
-    # written uncompressed, as before snapshots were compressed: read all the same
-    (packed.parent / "views.json").write_text(json.dumps(json.loads(read_gzipped(packed))[:-3]))
-    packed.unlink()
+@pytest.mark.parametrize("layout", ["views.db", "views.json"])
+def test_views_and_bm25_of_different_lengths_are_one_line(runner, indexed, layout):
+    snap = _snapshot(indexed)
+    views = viewfile.read(snap / viewfile.FILE)[:-3]
+    (snap / viewfile.FILE).unlink()
+    if layout == "views.db":
+        viewfile.write(snap / viewfile.FILE, views)
+    else:  # written uncompressed, as before snapshots were compressed or held views.db: read all the same
+        (snap / "views.json").write_text(json.dumps([v.to_dict() for v in views]))
     _clean_error(runner.invoke(main, ["search", "slugify", "--store", str(indexed)]),
                  "is damaged", "re-index")
 

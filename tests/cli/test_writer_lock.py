@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests_support import graph_file, graph_payload, retrieval_snapshot
 
-from vitalrag.kernel.files import read_gzipped
+from vitalrag.retrieve import viewfile
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 HOLD = """
@@ -72,7 +72,7 @@ def test_a_writer_with_wait_waits_for_the_first_and_keeps_both(tmp_path):
     text = json.dumps(graph)
     assert '"py_resolution:' in text and '"js_basic:' in text
     snapshot = retrieval_snapshot(store)
-    repos = {v["repo"] for v in json.loads(read_gzipped(snapshot / "views.json.gz"))}
+    repos = {v.repo for v in viewfile.read(snapshot / viewfile.FILE)}
     assert repos == {"py_resolution", "js_basic"}
 
 

@@ -22,7 +22,7 @@ from vitalrag.graph.store import GraphStore, is_server_uri, open_store
 from vitalrag.graph.version import Version, has_retrieval, load_consistent
 from vitalrag.model import ScoredView
 from vitalrag.retrieve.dense import Embedder, make_embedder
-from vitalrag.retrieve.index import RetrievalIndex, ViewIndex
+from vitalrag.retrieve.index import RetrievalIndex, SnapshotViews, ViewIndex
 from vitalrag.retrieve.query import Query, Scope
 from vitalrag.retrieve.retrievers import (
     NO_EMBEDDINGS,
@@ -85,7 +85,12 @@ def open_pair(store_location: str, folder: Path, *, held: bool = False) -> tuple
     def load(version: Version) -> tuple[GraphStore, ViewIndex]:
         # a one-shot reader reads the graph by the piece; a server loads it whole
         store = open_snapshot(folder, version) if held else MemoryStore.open(folder, create=False, version=version)
-        return store, RetrievalIndex.load(folder, version=version)
+        try:
+            views = SnapshotViews.open(folder, version) if held else RetrievalIndex.load(folder, version=version)
+        except BaseException:
+            store.close()
+            raise
+        return store, views
 
     return load_consistent(folder, load)
 

@@ -446,7 +446,7 @@ class DenseIndex:
             import faiss
 
             chosen = np.flatnonzero(allowed if where is None else allowed[where]).astype(np.int64)
-            size, params = len(chosen), faiss.SearchParameters(sel=faiss.IDSelectorBatch(chosen))
+            size, params = len(chosen), faiss.SearchParameters(sel=faiss.IDSelectorBatch(chosen))  # type: ignore[call-arg]
             if size == 0:
                 return []
         n = min(k, size)

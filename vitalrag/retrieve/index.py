@@ -5,11 +5,17 @@ that goes with a Neo4j store)::
 
     current.json             the live graph and retrieval snapshots (``graph.version``)
     retrieval-<n>/meta.json  schema version, view count, model
-    retrieval-<n>/views.json.gz the views, in index order (the id map of both indexes),
-                             gzip-compressed JSON (``views.json``: written uncompressed)
+    retrieval-<n>/views.db   the views, in index order (the id map of both indexes):
+                             SQLite, read whole or by the piece (``retrieve.viewfile``);
+                             earlier snapshots hold gzip JSON (``views.json.gz``,
+                             ``views.json``), read whole
     retrieval-<n>/bm25/      bm25s arrays
     retrieval-<n>/dense/     vectors.faiss + model.json (absent with --no-embed)
     embeddings/<model>.npz   vectors by view content hash, reused across builds
+
+A writer or a server loads the views whole (``RetrievalIndex``); a one-shot reader
+(a CLI ``search`` or ``context``) opens them as a ``SnapshotViews``, which decodes
+only the views its hits name.
 
 A build writes a new snapshot folder and then switches the version pointer to it
 (an index run switches its graph and this snapshot with one rename), so a reader
@@ -29,18 +35,19 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
-from vitalrag.kernel.files import gzipped, read_gzipped, temp_dir
+from vitalrag.kernel.files import read_gzipped, temp_dir
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.version import LEGACY_POINTER, Staged, Version, current, load_consistent, switch
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import View
+from vitalrag.retrieve import viewfile
 from vitalrag.retrieve.dense import DenseIndex, Embedder, EmbeddingCache, embed_views
 from vitalrag.retrieve.sparse import SparseIndex
 from vitalrag.retrieve.views import ViewConfig, build_views, embeds
@@ -48,7 +55,9 @@ from vitalrag.retrieve.views import ViewConfig, build_views, embeds
 log = logging.getLogger(__name__)
 
 RETRIEVAL_SCHEMA = 1
-VIEWS_FILE = "views.json.gz"
+VIEWS_FILE = viewfile.FILE
+#: the views of snapshots written before ``views.db`` (gzip JSON; ``views.json``: uncompressed)
+OLD_VIEWS_FILES = ("views.json.gz", "views.json")
 #: the pointer of the older layout (see ``graph.version``)
 POINTER = LEGACY_POINTER
 
@@ -125,7 +134,7 @@ class RetrievalIndex:
         by_object: dict[str, list[int]] = defaultdict(list)
         for i, v in enumerate(self.views):
             by_object[v.object_id].append(i)
-            if v.kind in ("body", "signature") and v.identifier:
+            if v.kind in viewfile.NAMED_KINDS and v.identifier:
                 names[v.identifier].add(v.object_id)
         self.names = {k: sorted(s) for k, s in names.items()}
         self.by_object = dict(by_object)
@@ -256,8 +265,7 @@ class RetrievalIndex:
         self.folder.mkdir(parents=True, exist_ok=True)
         snap = temp_dir(self.folder, "retrieval-")  # the umask's mode (mkdtemp: 0700)
         try:
-            # orjson writes the dataclasses' fields as they are (UTF-8, the same JSON as to_dict)
-            (snap / VIEWS_FILE).write_bytes(gzipped(orjson.dumps(self.views)))
+            viewfile.write(snap / VIEWS_FILE, self.views)
             self.sparse.save(snap / "bm25")
             if self.dense is not None:
                 self.dense.save(snap / "dense")
@@ -278,30 +286,18 @@ class RetrievalIndex:
 
     @classmethod
     def _load(cls, root: Path, version: Version) -> RetrievalIndex:
-        if version.retrieval is None:
-            raise StoreNotFound(f"no retrieval index in {root} (run `vitalrag index PATH` first)")
-        snap = root / version.retrieval
+        snap = _snapshot(root, version)
+        meta = _meta(snap)
         try:
-            meta = json.loads((snap / "meta.json").read_text())
-            if meta.get("schema_version") != RETRIEVAL_SCHEMA:
-                raise SchemaMismatch(f"retrieval index {snap} has schema version "
-                                     f"{meta.get('schema_version')}, expected {RETRIEVAL_SCHEMA}: re-index")
             views_file = snap / VIEWS_FILE
-            if not views_file.exists() and (snap / "views.json").exists():
-                views_file = snap / "views.json"  # written before snapshots were compressed
-            views = [View.from_dict(d) for d in orjson.loads(read_gzipped(views_file))]
+            if views_file.exists():
+                views = viewfile.read(views_file)
+            else:  # written before views.db
+                old = next((snap / n for n in OLD_VIEWS_FILES if (snap / n).exists()), snap / VIEWS_FILE)
+                views = [View.from_dict(d) for d in orjson.loads(read_gzipped(old))]
         except (OSError, EOFError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
-        hint = "re-index (`vitalrag index PATH`) to rebuild it"
-        try:
-            sparse = SparseIndex.load(snap / "bm25", len(views))
-        except (OSError, ValueError, KeyError) as exc:
-            raise StoreCorrupt(f"cannot read BM25 index of {snap}: {exc}; {hint}") from exc
-        dense = DenseIndex.load(snap / "dense")
-        for what, size in (("BM25", sparse.documents), ("dense", dense.views if dense else None)):
-            if size is not None and size != len(views):
-                raise StoreCorrupt(f"retrieval index {snap} is damaged: {len(views)} views but "
-                                   f"{size} {what} entries; {hint}")
+        sparse, dense = _indexes(snap, len(views))
         return cls(root, views, sparse, dense, meta.get("model"))
 
     @staticmethod
@@ -320,6 +316,130 @@ class RetrievalIndex:
         paths = [self.folder / live] if live else []
         paths.append(self.folder / "embeddings")
         return sum(p.stat().st_size for base in paths if base.exists() for p in base.rglob("*") if p.is_file())
+
+
+class SnapshotViews:
+    """A retrieval snapshot opened by a one-shot reader (a CLI ``search``,
+    ``context``, ``show``): BM25's arrays memory-mapped, the dense index, and the
+    views read by the piece (``viewfile.ViewFile``): a query decodes the views its
+    hits name, not the index's every view (on Django 5.1.4's 221,828 views, three
+    quarters of a CLI ``context``). A snapshot written before ``views.db`` is
+    loaded whole (``RetrievalIndex``)."""
+
+    def __init__(self, folder: Path, views: viewfile.ViewFile, sparse: SparseIndex, dense: DenseIndex | None,
+                 model: str | None) -> None:
+        self.folder = folder
+        self._views = views
+        self.sparse = sparse
+        self.dense = dense
+        self.model = model
+        self._runs = views.runs()
+        self._masks: dict[frozenset[str], np.ndarray] = {}
+
+    @classmethod
+    def open(cls, folder: str | os.PathLike[str], version: Version) -> SnapshotViews | RetrievalIndex:
+        """The snapshot ``version`` names in ``folder``, read by the piece."""
+        root = Path(folder)
+        snap = _snapshot(root, version)
+        if not (snap / VIEWS_FILE).exists():
+            return RetrievalIndex._load(root, version)
+        meta = _meta(snap)
+        views = viewfile.ViewFile(snap / VIEWS_FILE)
+        try:
+            sparse, dense = _indexes(snap, views.count)
+            return cls(root, views, sparse, dense, meta.get("model"))
+        except BaseException:
+            views.close()
+            raise
+
+    @functools.cached_property
+    def repos(self) -> frozenset[str]:
+        return frozenset(repo for repo, _, _ in self._runs)
+
+    @functools.cached_property
+    def views(self) -> list[View]:
+        """Every view, in index order, read whole (for a tool that walks them all)."""
+        return self._views.views(range(self.size))
+
+    @property
+    def size(self) -> int:
+        return self._views.count
+
+    @property
+    def has_dense(self) -> bool:
+        return self.dense is not None
+
+    def model_of(self, allowed: frozenset[str] | None) -> str | None:
+        return self.model
+
+    def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
+        return self._hits(self.sparse.search(query, k, self._mask(allowed)))
+
+    def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
+        if self.dense is None:
+            return []
+        return self._hits(self.dense.search(vector, k, self._mask(allowed)))
+
+    def _hits(self, found: Sequence[tuple[int, float]]) -> Hits:
+        views = self._views.views([i for i, _ in found])
+        return [(v, s) for v, (_, s) in zip(views, found, strict=True)]
+
+    def _mask(self, allowed: frozenset[str] | None) -> np.ndarray | None:
+        """As ``RetrievalIndex._mask``, from the runs of positions each repository holds."""
+        if allowed is None or self.repos <= allowed:
+            return None
+        mask = self._masks.get(allowed)
+        if mask is None:
+            mask = self._masks[allowed] = np.zeros(self.size, dtype=bool)
+            for repo, start, stop in self._runs:
+                if repo in allowed:
+                    mask[start:stop] = True
+        return mask
+
+    def names_of(self, identifiers: Iterable[str], allowed: frozenset[str] | None) -> Mapping[str, Sequence[str]]:
+        out = {}
+        for ident, ids in self._views.names(identifiers).items():
+            if allowed is not None:  # an object id starts with its repository's name and a colon
+                ids = [i for i in ids if i.split(":", 1)[0] in allowed]
+            if ids:
+                out[ident] = ids
+        return out
+
+    def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
+        return self._views.bodies(object_ids)
+
+
+def _snapshot(root: Path, version: Version) -> Path:
+    if version.retrieval is None:
+        raise StoreNotFound(f"no retrieval index in {root} (run `vitalrag index PATH` first)")
+    return root / version.retrieval
+
+
+def _meta(snap: Path) -> dict[str, Any]:
+    try:
+        meta = json.loads((snap / "meta.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
+    if not isinstance(meta, dict) or meta.get("schema_version") != RETRIEVAL_SCHEMA:
+        found = meta.get("schema_version") if isinstance(meta, dict) else None
+        raise SchemaMismatch(f"retrieval index {snap} has schema version {found}, expected {RETRIEVAL_SCHEMA}: "
+                             "re-index")
+    return meta
+
+
+def _indexes(snap: Path, views: int) -> tuple[SparseIndex, DenseIndex | None]:
+    """The BM25 and dense indexes of the snapshot ``snap`` of ``views`` views."""
+    hint = "re-index (`vitalrag index PATH`) to rebuild it"
+    try:
+        sparse = SparseIndex.load(snap / "bm25", views)
+    except (OSError, ValueError, KeyError) as exc:
+        raise StoreCorrupt(f"cannot read BM25 index of {snap}: {exc}; {hint}") from exc
+    dense = DenseIndex.load(snap / "dense")
+    for what, size in (("BM25", sparse.documents), ("dense", dense.views if dense else None)):
+        if size is not None and size != views:
+            raise StoreCorrupt(f"retrieval index {snap} is damaged: {views} views but "
+                               f"{size} {what} entries; {hint}")
+    return sparse, dense
 
 
 def _live_dense(root: Path) -> DenseIndex | None:
