@@ -113,8 +113,65 @@ class BuildStats:
     phases: dict[str, float] = field(default_factory=dict)
 
 
+class _PositionSearch:
+    """BM25 and dense search over the views by position, for both ways of holding
+    them: a filter is a mask over the views (BM25 zeroes the scores of the others,
+    FAISS compares only the allowed vectors; one pass either way, and exact)."""
+
+    sparse: SparseIndex
+    dense: DenseIndex | None
+    model: str | None
+    _masks: dict[frozenset[str], np.ndarray]
+
+    @property
+    def size(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def repos(self) -> frozenset[str]:
+        raise NotImplementedError
+
+    def _at(self, positions: Sequence[int]) -> list[View]:
+        """The views at ``positions``."""
+        raise NotImplementedError
+
+    def _held_by(self, allowed: frozenset[str]) -> np.ndarray:
+        """Which views the repositories ``allowed`` hold."""
+        raise NotImplementedError
+
+    @property
+    def has_dense(self) -> bool:
+        return self.dense is not None
+
+    def model_of(self, allowed: frozenset[str] | None) -> str | None:
+        return self.model
+
+    def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
+        return self._hits(self.sparse.search(query, k, self._mask(allowed)))
+
+    def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
+        if self.dense is None:
+            return []
+        return self._hits(self.dense.search(vector, k, self._mask(allowed)))
+
+    def _hits(self, found: Sequence[tuple[int, float]]) -> Hits:
+        views = self._at([i for i, _ in found])
+        return [(v, s) for v, (_, s) in zip(views, found, strict=True)]
+
+    def _mask(self, allowed: frozenset[str] | None) -> np.ndarray | None:
+        """Which views the repositories ``allowed`` hold (None: every view)."""
+        if allowed is None or self.repos <= allowed:  # a filter that keeps every view filters nothing
+            return None
+        mask = self._masks.get(allowed)
+        if mask is None:
+            if len(self._masks) >= 16:
+                self._masks.clear()
+            mask = self._masks[allowed] = self._held_by(allowed)
+        return mask
+
+
 @dataclass
-class RetrievalIndex:
+class RetrievalIndex(_PositionSearch):
     folder: Path
     views: list[View]
     sparse: SparseIndex
@@ -149,34 +206,11 @@ class RetrievalIndex:
     def size(self) -> int:
         return len(self.views)
 
-    @property
-    def has_dense(self) -> bool:
-        return self.dense is not None
+    def _at(self, positions: Sequence[int]) -> list[View]:
+        return [self.views[i] for i in positions]
 
-    def model_of(self, allowed: frozenset[str] | None) -> str | None:
-        return self.model
-
-    # a filter is a mask over the views: BM25 zeroes the scores of the others, FAISS
-    # compares only the allowed vectors; one pass either way, and exact
-    def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
-        return [(self.views[i], s) for i, s in self.sparse.search(query, k, self._mask(allowed))]
-
-    def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
-        if self.dense is None:
-            return []
-        return [(self.views[i], s) for i, s in self.dense.search(vector, k, self._mask(allowed))]
-
-    def _mask(self, allowed: frozenset[str] | None) -> np.ndarray | None:
-        """Which views the repositories ``allowed`` hold (None: every view)."""
-        if allowed is None or self.repos <= allowed:  # a filter that keeps every view filters nothing
-            return None
-        mask = self._masks.get(allowed)
-        if mask is None:
-            if len(self._masks) >= 16:
-                self._masks.clear()
-            mask = self._masks[allowed] = np.fromiter((v.repo in allowed for v in self.views), dtype=bool,
-                                                      count=len(self.views))
-        return mask
+    def _held_by(self, allowed: frozenset[str]) -> np.ndarray:
+        return np.fromiter((v.repo in allowed for v in self.views), dtype=bool, count=len(self.views))
 
     def names_of(self, identifiers: Iterable[str], allowed: frozenset[str] | None) -> Mapping[str, Sequence[str]]:
         if allowed is None:
@@ -318,7 +352,7 @@ class RetrievalIndex:
         return sum(p.stat().st_size for base in paths if base.exists() for p in base.rglob("*") if p.is_file())
 
 
-class SnapshotViews:
+class SnapshotViews(_PositionSearch):
     """A retrieval snapshot opened by a one-shot reader (a CLI ``search``,
     ``context``, ``show``): BM25's arrays memory-mapped, the dense index, and the
     views read by the piece (``viewfile.ViewFile``): a query decodes the views its
@@ -365,35 +399,15 @@ class SnapshotViews:
     def size(self) -> int:
         return self._views.count
 
-    @property
-    def has_dense(self) -> bool:
-        return self.dense is not None
+    def _at(self, positions: Sequence[int]) -> list[View]:
+        return self._views.views(positions)
 
-    def model_of(self, allowed: frozenset[str] | None) -> str | None:
-        return self.model
-
-    def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
-        return self._hits(self.sparse.search(query, k, self._mask(allowed)))
-
-    def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
-        if self.dense is None:
-            return []
-        return self._hits(self.dense.search(vector, k, self._mask(allowed)))
-
-    def _hits(self, found: Sequence[tuple[int, float]]) -> Hits:
-        views = self._views.views([i for i, _ in found])
-        return [(v, s) for v, (_, s) in zip(views, found, strict=True)]
-
-    def _mask(self, allowed: frozenset[str] | None) -> np.ndarray | None:
-        """As ``RetrievalIndex._mask``, from the runs of positions each repository holds."""
-        if allowed is None or self.repos <= allowed:
-            return None
-        mask = self._masks.get(allowed)
-        if mask is None:
-            mask = self._masks[allowed] = np.zeros(self.size, dtype=bool)
-            for repo, start, stop in self._runs:
-                if repo in allowed:
-                    mask[start:stop] = True
+    def _held_by(self, allowed: frozenset[str]) -> np.ndarray:
+        """From the runs of positions each repository holds."""
+        mask = np.zeros(self.size, dtype=bool)
+        for repo, start, stop in self._runs:
+            if repo in allowed:
+                mask[start:stop] = True
         return mask
 
     def names_of(self, identifiers: Iterable[str], allowed: frozenset[str] | None) -> Mapping[str, Sequence[str]]:
