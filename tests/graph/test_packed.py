@@ -27,3 +27,26 @@ def test_another_pack_format_is_refused(tmp_path):
         MemoryStore.open(tmp_path / "idx", create=False)
     with pytest.raises(SchemaMismatch, match="pack format 99"):
         open_snapshot(tmp_path / "idx")
+
+
+def test_stats_and_listings_by_the_piece_do_not_load_the_graph(tmp_path, monkeypatch):
+    """``vitalrag stats`` and ``objects --path/--kind`` answer from the snapshot's
+    tables and the packs they name: loading the whole graph is an error here."""
+    from vitalrag.graph.packed import PackedGraph
+
+    store = MemoryStore(tmp_path / "idx")
+    for name in ("a", "b"):
+        index_repository(FIXTURES / "py_resolution", store, name=name, workers=1)
+    whole = MemoryStore.open(tmp_path / "idx", create=False)
+    piece = open_snapshot(tmp_path / "idx")
+    assert isinstance(piece, PackedGraph)
+
+    def load(self):
+        raise AssertionError("the whole graph was loaded")
+
+    monkeypatch.setattr(PackedGraph, "_all", load)
+    for repo in (None, "a", "b", "none"):
+        assert piece.counts(repo) == whole.counts(repo), repo
+    for query in ({"path": "pkg/core.py"}, {"kind": "class"}, {"repo": "b", "kind": "function"},
+                  {"name": "prepare"}, {"repo": "a"}):
+        assert piece.find_objects(**query) == whole.find_objects(**query), query

@@ -122,6 +122,12 @@ def test_find_objects_filters(store, graph):
     everything = store.find_objects()
     assert [o for o in everything if o.repo == r] == store.find_objects(repo=r)
     assert [o.id for o in everything] == sorted(o.id for o in everything)
+    # one filter alone, over every repository the store holds
+    assert store.find_objects(path="pkg/a.py") == [o for o in everything if o.path == "pkg/a.py"]
+    assert store.find_objects(name="run") == [o for o in everything if o.name == "run"]
+    assert store.find_objects(kind="method") == [o for o in everything if o.kind == "method"]
+    assert store.find_objects(kind="method", name="run", path="pkg/b.py") == [
+        o for o in everything if (o.kind, o.name, o.path) == ("method", "run", "pkg/b.py")]
 
 
 def test_find_edges_filters(store, graph):

@@ -5,7 +5,10 @@ touches instead of loading the graph.
 
 Layout of ``graph-<id>.db``::
 
-    info(key, value)              schema_version, pack_format, file_format, fields, meta (JSON)
+    info(key, value)              schema_version, pack_format, file_format, fields, meta (JSON),
+                                  counts (JSON: by repository, its objects and edges by
+                                  kind and its unresolved references, as ``counts``
+                                  gives them)
     dictionary(data)              zlib's preset dictionary for the packs
     files(fid, repo, path, pack)  one row per (repo, path) group of objects: a file
                                   and its definitions, a module, a repository (path "")
@@ -30,6 +33,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import zlib
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -83,6 +87,7 @@ def write(path: Path, payload: Mapping[str, Any]) -> None:
             groups[where[fid]]["s"][fid] = text
     fields = list(CodeObject.__dataclass_fields__)
     keys = sorted(groups)
+    counts = _counts(payload, where)
 
     def encoded(key: tuple[str, str]) -> bytes:
         group = groups[key]
@@ -106,7 +111,7 @@ def write(path: Path, payload: Mapping[str, Any]) -> None:
         con.executemany("INSERT INTO info VALUES (?, ?)", [
             ("schema_version", str(payload["schema_version"])), ("pack_format", str(PACK_FORMAT)),
             ("file_format", str(payload.get("file_format", ""))), ("fields", orjson.dumps(fields).decode()),
-            ("meta", orjson.dumps(payload["meta"]).decode())])
+            ("meta", orjson.dumps(payload["meta"]).decode()), ("counts", orjson.dumps(counts).decode())])
         con.execute("INSERT INTO dictionary VALUES (?)", (zdict,))
         # primed once; a copy per pack costs a fraction of a new compressor's setup
         primed = zlib.compressobj(_LEVEL, zlib.DEFLATED, 15, _MEM_LEVEL, zdict=zdict)
@@ -123,6 +128,24 @@ def write(path: Path, payload: Mapping[str, Any]) -> None:
         con.execute("COMMIT")
     finally:
         con.close()
+
+
+def _counts(payload: Mapping[str, Any], where: Mapping[str, tuple[str, str]]) -> dict[str, Any]:
+    """Each repository's objects and edges by kind (an edge is its source's
+    repository's) and its unresolved references: what ``stats`` shows, so that a
+    one-shot reader answers it without decoding a pack."""
+    objects: dict[str, Counter[str]] = defaultdict(Counter)
+    edges: dict[str, Counter[str]] = defaultdict(Counter)
+    unresolved: Counter[str] = Counter()
+    for d in payload["objects"]:
+        objects[d["repo"]][d["kind"]] += 1
+    for row in payload["edges"]:
+        edges[where[row[0]][0]][row[2]] += 1
+    for row in payload["unresolved"]:
+        if row[0] in where:
+            unresolved[where[row[0]][0]] += 1
+    return {repo: {"objects": dict(sorted(kinds.items())), "edges": dict(sorted(edges[repo].items())),
+                   "unresolved": unresolved[repo]} for repo, kinds in sorted(objects.items())}
 
 
 def is_packed(path: Path) -> bool:
@@ -233,13 +256,16 @@ class PackedGraph:
         except sqlite3.Error as exc:
             raise StoreCorrupt(f"cannot read index {self.path}: {exc}") from exc
 
+    def _blob(self, fid: int) -> bytes:
+        rows = self._query("SELECT pack FROM files WHERE fid = ?", (fid,))
+        if not rows:
+            raise StoreCorrupt(f"cannot read index {self.path}: no pack {fid}")
+        return rows[0][0]
+
     def _pack(self, fid: int) -> dict[str, Any]:
         pack = self._packs.get(fid)
         if pack is None:
-            rows = self._query("SELECT pack FROM files WHERE fid = ?", (fid,))
-            if not rows:
-                raise StoreCorrupt(f"cannot read index {self.path}: no pack {fid}")
-            pack = self._reader.decode(rows[0][0])
+            pack = self._reader.decode(self._blob(fid))
             pack["by_id"] = {d["id"]: d for d in pack["o"]}
             if len(self._packs) >= _PACK_CACHE:
                 self._packs.pop(next(iter(self._packs)))
@@ -292,13 +318,21 @@ class PackedGraph:
 
     def find_objects(self, *, repo: str | None = None, kind: str | None = None,
                      path: str | None = None, name: str | None = None) -> list[CodeObject]:
-        if path is None or repo is None:
-            return self._all().find_objects(repo=repo, kind=kind, path=path, name=name)
-        pack = self._file_pack(repo, path)
-        if pack is None:
-            return []
-        out = [CodeObject.from_dict(d) for d in pack["o"]
-               if (kind is None or d["kind"] == kind) and (name is None or d["name"] == name)]
+        # the packs that can hold a match, found by the tables: only they are decoded
+        where, args = ["1"], []
+        for column, value in (("f.repo", repo), ("f.path", path), ("o.kind", kind)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        fids = [fid for (fid,) in self._query(
+            "SELECT DISTINCT f.fid FROM files f" + (" JOIN objects o ON o.fid = f.fid" if kind is not None else "")
+            + f" WHERE {' AND '.join(where)} ORDER BY f.fid", args)]
+        out: list[CodeObject] = []
+        for fid in fids:
+            pack = self._pack(fid) if len(fids) <= _PACK_CACHE else self._reader.decode(self._blob(fid))
+            out.extend(CodeObject.from_dict(d) for d in pack["o"]
+                       if (repo is None or d["repo"] == repo) and (kind is None or d["kind"] == kind)
+                       and (path is None or d["path"] == path) and (name is None or d["name"] == name))
         return sorted(out, key=lambda o: o.id)
 
     def find_edges(self, *, repo: str | None = None, kind: str | None = None,
@@ -376,7 +410,22 @@ class PackedGraph:
         return sorted(i for (i,) in self._query("SELECT id FROM objects WHERE kind = 'repository'"))
 
     def counts(self, repo: str | None = None) -> dict[str, Any]:
-        return self._all().counts(repo)
+        rows = self._query("SELECT value FROM info WHERE key = 'counts'")
+        if not rows:  # a snapshot written before the counts were kept
+            return self._all().counts(repo)
+        try:
+            counts = orjson.loads(rows[0][0])
+        except orjson.JSONDecodeError as exc:
+            raise StoreCorrupt(f"cannot read index {self.path}: malformed counts ({exc})") from exc
+        if repo is not None:
+            return counts.get(repo) or {"objects": {}, "edges": {}, "unresolved": 0}
+        total: dict[str, Any] = {"objects": Counter(), "edges": Counter(), "unresolved": 0}
+        for c in counts.values():
+            total["objects"].update(c["objects"])
+            total["edges"].update(c["edges"])
+            total["unresolved"] += c["unresolved"]
+        return {"objects": dict(sorted(total["objects"].items())), "edges": dict(sorted(total["edges"].items())),
+                "unresolved": total["unresolved"]}
 
     def export(self, repo: str | None = None) -> dict[str, Any]:
         objs = self.find_objects(repo=repo)
