@@ -246,6 +246,7 @@ class Index:
         return Retriever(self.store, self.views, embedder)
 
     def close(self) -> None:
+        self.views.close()
         self.store.close()
 
     def __enter__(self) -> Index:

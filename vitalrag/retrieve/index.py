@@ -101,6 +101,9 @@ class ViewIndex(Protocol):
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         """The body view of each object that has one."""
 
+    def close(self) -> None:
+        """Release what the views hold open (their file, for a one-shot reader)."""
+
 
 @dataclass
 class BuildStats:
@@ -157,6 +160,9 @@ class _PositionSearch:
     def _hits(self, found: Sequence[tuple[int, float]]) -> Hits:
         views = self._at([i for i, _ in found])
         return [(v, s) for v, (_, s) in zip(views, found, strict=True)]
+
+    def close(self) -> None:
+        """Nothing to release (a snapshot read whole holds no file open)."""
 
     def _mask(self, allowed: frozenset[str] | None) -> np.ndarray | None:
         """Which views the repositories ``allowed`` hold (None: every view)."""
@@ -421,6 +427,9 @@ class SnapshotViews(_PositionSearch):
 
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         return self._views.bodies(object_ids)
+
+    def close(self) -> None:
+        self._views.close()
 
 
 def _snapshot(root: Path, version: Version) -> Path:

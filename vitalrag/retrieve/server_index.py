@@ -221,6 +221,9 @@ class ServerIndex:
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         return self.views.bodies(object_ids)
 
+    def close(self) -> None:
+        """Nothing to release: the connection is the store's, closed with it."""
+
 
 def in_view_order(hits: Hits, key: Callable[[float], float] = float) -> Hits:
     """``hits`` best first by ``key`` of their score, equal ones by repository and
