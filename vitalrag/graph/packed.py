@@ -140,7 +140,8 @@ def _counts(payload: Mapping[str, Any], where: Mapping[str, tuple[str, str]]) ->
     for d in payload["objects"]:
         objects[d["repo"]][d["kind"]] += 1
     for row in payload["edges"]:
-        edges[where[row[0]][0]][row[2]] += 1
+        if len(row) > 2:  # a row without its kind (only a test writes one) fails its pack's reader
+            edges[where[row[0]][0]][row[2]] += 1
     for row in payload["unresolved"]:
         if row[0] in where:
             unresolved[where[row[0]][0]] += 1
