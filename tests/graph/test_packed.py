@@ -30,7 +30,7 @@ def test_another_pack_format_is_refused(tmp_path):
 
 
 def test_stats_and_listings_by_the_piece_do_not_load_the_graph(tmp_path, monkeypatch):
-    """``vitalrag stats`` and ``objects --path/--kind`` answer from the snapshot's
+    """``vitalrag stats``, ``objects --path/--kind`` and ``edges`` answer from the snapshot's
     tables and the packs they name: loading the whole graph is an error here."""
     from vitalrag.graph.packed import PackedGraph
 
@@ -50,3 +50,5 @@ def test_stats_and_listings_by_the_piece_do_not_load_the_graph(tmp_path, monkeyp
     for query in ({"path": "pkg/core.py"}, {"kind": "class"}, {"repo": "b", "kind": "function"},
                   {"name": "prepare"}, {"repo": "a"}):
         assert piece.find_objects(**query) == whole.find_objects(**query), query
+    for edges in ({}, {"repo": "a"}, {"repo": "b", "kind": "CALLS"}, {"kind": "IMPORTS"}, {"repo": "none"}):
+        assert piece.find_edges(**edges) == whole.find_edges(**edges), edges

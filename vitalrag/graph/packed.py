@@ -338,8 +338,13 @@ class PackedGraph:
 
     def find_edges(self, *, repo: str | None = None, kind: str | None = None,
                    source: NodeId | None = None, target: NodeId | None = None) -> list[Edge]:
-        if source is None and target is None:
-            return self._all().find_edges(repo=repo, kind=kind)
+        if source is None and target is None:  # each edge is in the "out" of its source's pack
+            fids = [fid for (fid,) in self._query(
+                "SELECT fid FROM files" + (" WHERE repo = ?" if repo is not None else "") + " ORDER BY fid",
+                [repo] if repo is not None else [])]
+            found = [Edge(s, t, k, tuple(lines)) for fid in fids
+                     for s, t, k, lines in self._reader.decode(self._blob(fid))["out"] if kind is None or k == kind]
+            return sorted(found, key=lambda e: e.key)
         node = source if source is not None else target
         assert node is not None
         out = []
