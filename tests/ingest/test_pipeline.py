@@ -160,7 +160,7 @@ def test_malformed_edge_rows_are_a_corrupt_store(tmp_path):
     store = MemoryStore(tmp_path / "idx")
     index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
     data = graph_payload(tmp_path / "idx")
-    data["edges"][0] = data["edges"][0][:2]  # a row without kind and lines
+    data["edges"][0] = data["edges"][0][:3]  # a row without its lines
     write_graph_payload(tmp_path / "idx", data)
     with pytest.raises(StoreCorrupt, match="malformed content"):
         MemoryStore.open(tmp_path / "idx", create=False)

@@ -360,7 +360,7 @@ class RetrievalIndex(_PositionSearch):
 
 class SnapshotViews(_PositionSearch):
     """A retrieval snapshot opened by a one-shot reader (a CLI ``search``,
-    ``context``, ``show``): BM25's arrays memory-mapped, the dense index, and the
+    ``context``, ``explain``): BM25's arrays memory-mapped, the dense index, and the
     views read by the piece (``viewfile.ViewFile``): a query decodes the views its
     hits name, not the index's every view (on Django 5.1.4's 221,828 views, three
     quarters of a CLI ``context``). A snapshot written before ``views.db`` is
