@@ -13,7 +13,10 @@ Copies of its views under other repository names fill Neo4j up to ``--views``
   first write and an unchanged re-push (incremental: hashes compared only);
 - latency: warm p50/p95 of ``get_context`` (fused retrieval + vital-fill) on the
   real repository, one call at a time on both stores and ``--in-flight`` calls
-  at once on Neo4j, with dense (vector index), BM25 (fulltext) and the walk alone.
+  at once on Neo4j, with dense (vector index), BM25 (fulltext) and the walk alone;
+  beside each Neo4j row, the CPU each call cost this process and, when the server
+  runs here (``scripts/neo4j-local``'s pidfile, or ``--server-pid``), the server:
+  with calls in flight on 2 cores, their sum bounds the throughput.
 
 Everything written goes under a repository prefix of its own and is removed at the end.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -46,6 +50,37 @@ from vitalrag.retrieve.server_index import ServerIndex, push_views
 from vitalrag.retrieve.sparse import SparseIndex
 
 
+def local_server_pid() -> int | None:
+    """The pid of the Neo4j that ``scripts/neo4j-local`` runs for this bolt port, if any."""
+    port = os.environ.get("NEO4J_URI", "").rsplit(":", 1)[-1]
+    home = Path(os.environ.get("NEO4J_LOCAL_DIR") or Path.home() / ".cache/vitalrag/neo4j-local" / port)
+    try:
+        pid = int((home / "neo4j.pid").read_text().split()[0])
+        os.kill(pid, 0)
+        return pid
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """User + system CPU seconds of this process (``pid`` None) or of ``pid``."""
+    if pid is None:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def with_cpu(measure, server_pid):  # noqa: ANN001, ANN202
+    """``measure()``'s latencies, and the CPU ms per call it cost here and on the server."""
+    here, there = cpu_seconds(None), cpu_seconds(server_pid) if server_pid else 0.0
+    xs = measure()
+    cost = f"   cpu/call: client {1000 * (cpu_seconds(None) - here) / len(xs):6.1f} ms"
+    if server_pid:
+        cost += f", Neo4j {1000 * (cpu_seconds(server_pid) - there) / len(xs):6.1f} ms"
+    return xs, cost
+
+
 def timed(fn, qs):  # noqa: ANN001, ANN202
     out = []
     for q in qs:
@@ -65,8 +100,8 @@ def in_flight(fn, qs, n):  # noqa: ANN001, ANN202
         return list(pool.map(one, qs))
 
 
-def row(name: str, xs: list[float]) -> None:
-    print(f"  {name:<40} p50 {statistics.median(xs):8.1f} ms   p95 {pct(xs, 95):8.1f} ms")
+def row(name: str, xs: list[float], cost: str = "") -> None:
+    print(f"  {name:<40} p50 {statistics.median(xs):8.1f} ms   p95 {pct(xs, 95):8.1f} ms{cost}")
 
 
 def main() -> None:
@@ -76,6 +111,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--in-flight", type=int, default=8)
     ap.add_argument("--model", default="hashing-384")
+    ap.add_argument("--server-pid", type=int, help="the Neo4j server's pid, for its CPU per call "
+                    "(default: scripts/neo4j-local's, when it runs here)")
     args = ap.parse_args()
     uri = os.environ.get("NEO4J_URI") or sys.exit("set NEO4J_URI (scripts/neo4j-local start)")
     prefix = f"bench18{uuid.uuid4().hex[:8]}"
@@ -138,14 +175,18 @@ def main() -> None:
                     context_from(r, q, repo=repo)
             print(f"warm latency over {len(qs)} queries (repository {repo}, --repo given):")
             row("get_context, embedded store", timed(lambda q: context_from(ref, q, repo=repo), qs))
-            row("get_context, Neo4j", timed(lambda q: context_from(served, q, repo=repo), qs))
+            pid = args.server_pid or local_server_pid()
+            row("get_context, Neo4j", *with_cpu(lambda: timed(lambda q: context_from(served, q, repo=repo), qs),
+                                                 pid))
             row(f"get_context, Neo4j, {args.in_flight} in flight",
-                in_flight(lambda q: context_from(served, q, repo=repo), qs, args.in_flight))
+                *with_cpu(lambda: in_flight(lambda q: context_from(served, q, repo=repo), qs, args.in_flight),
+                          pid))
             for retriever in ("dense", "bm25", "walk"):
                 row(f"search {retriever}, embedded store",
                     timed(lambda q, r=retriever: ref.search(q, retriever=r, repo=repo, k=50), qs))
                 row(f"search {retriever}, Neo4j",
-                    timed(lambda q, r=retriever: served.search(q, retriever=r, repo=repo, k=50), qs))
+                    *with_cpu(lambda r=retriever: timed(
+                        lambda q: served.search(q, retriever=r, repo=repo, k=50), qs), pid))
             for retriever in ("dense", "bm25", "walk", "fused"):
                 shared = []
                 for q in qs:
