@@ -169,7 +169,7 @@ def test_repo_filters_every_retriever_on_the_server(neo4j_url, repo, tmp_path, o
         _run("index", str(FIXTURES / "py_resolution"), "--store", neo4j_url, "--name", name, "--model", MODEL,
              "--index-dir", str(tmp_path / "build"), "--json")
     if narrow:
-        monkeypatch.setattr(server_index, "NARROW", 10**9)  # every filter is narrow: exact search
+        monkeypatch.setattr(server_index, "NARROW", 1)  # every filter short of all is narrow: exact search
     monkeypatch.chdir(tmp_path)
     for retriever in ("bm25", "dense", "walk", "fused"):
         for only in (repo, other):
@@ -292,3 +292,71 @@ def test_a_reader_reads_each_repositorys_frequencies_once_a_version(neo4j_url, r
     second = index.statistics()
     assert asked[1:] == [[other]]  # only the repository that switched
     assert second is not None and second[0] > first[0] and second[1] > first[1]
+
+
+@pytest.mark.neo4j
+def test_a_narrow_filter_is_searched_exactly_over_vectors_read_once_a_version(neo4j_url, repo, tmp_path,
+                                                                             open_neo4j, monkeypatch):
+    import shutil
+
+    from vitalrag.graph.neo4j_views import Neo4jViews
+    from vitalrag.retrieve import server_index
+    from vitalrag.retrieve.dense import make_embedder
+    from vitalrag.retrieve.server_index import ServerIndex
+
+    store = open_neo4j()
+    other = f"{repo}b"
+    copy = tmp_path / "copy"
+    shutil.copytree(FIXTURES / "py_resolution", copy)
+    ref = tmp_path / "ref"
+    _run("index", str(copy), "--store", str(ref), "--name", repo, "--model", MODEL, "--json")
+    for name in (repo, other):
+        _run("index", str(copy), "--store", neo4j_url, "--name", name, "--model", MODEL,
+             "--index-dir", str(tmp_path / "build"), "--json")
+    monkeypatch.setattr(server_index, "NARROW", 1)  # every filter short of all is narrow: exact search
+    monkeypatch.chdir(tmp_path)
+    for query in QUERIES:  # the embedded store's hits, scores and order
+        served = _run("search", query, "--store", neo4j_url, "--repo", repo, "--retriever", "dense",
+                      "-k", "30", "--json")
+        local = _run("search", query, "--store", str(ref), "--retriever", "dense", "-k", "30", "--json")
+        assert served and ([(h["view"]["id"], round(h["score"], 5)) for h in served]
+                           == [(h["view"]["id"], round(h["score"], 5)) for h in local]), query
+
+    index = ServerIndex(Neo4jViews(store))
+    reads: list[str] = []
+    real = index.views.vectors
+    index.views.vectors = lambda r, pin: (reads.append(r), real(r, pin))[1]  # type: ignore[method-assign]
+    vector = make_embedder(MODEL).encode(["make an engine and run it"])[0]
+    first = index.nearest(vector, 10, frozenset({repo}))
+    assert first and index.nearest(vector, 10, frozenset({repo})) == first and reads == [repo]
+    assert {v.repo for v, _ in index.nearest(vector, 10, frozenset({other}))} == {other}
+    assert reads == [repo, other]
+    every = {v.path for v, _ in index.nearest(vector, 1000, frozenset({repo}))}
+    assert "extra.py" not in every
+    (copy / "extra.py").write_text("def make_engine_and_run(engine):\n    return engine.run()\n")
+    _run("index", str(copy), "--store", neo4j_url, "--name", repo, "--model", MODEL,
+         "--index-dir", str(tmp_path / "build"), "--json")
+    # a new version of one repository: its vectors read again, the other's kept
+    assert "extra.py" in {v.path for v, _ in index.nearest(vector, 1000, frozenset({repo}))}
+    index.nearest(vector, 10, frozenset({other}))
+    assert reads == [repo, other, repo]
+
+
+@pytest.mark.neo4j
+def test_the_drivers_statement_log_does_not_format_the_rows_written(open_neo4j, repo, caplog):
+    """The driver formats each statement's parameters for its debug log before it
+    asks whether debug is on: a batch of views with their vectors must format short."""
+    import logging
+
+    from vitalrag.graph.neo4j_views import Neo4jViews
+    from vitalrag.model import CodeObject, View
+
+    store = open_neo4j()
+    store.upsert_objects([CodeObject(id=repo, kind="repository", name=repo, qualname=repo, repo=repo, path="")])
+    views = [View(f"{repo}|v{i}", f"{repo}:a.py", "body", "a.py", 1, 1, f"needle{i} haystack", f"n{i}", repo=repo)
+             for i in range(50)]
+    with caplog.at_level(logging.DEBUG, logger="neo4j"):
+        Neo4jViews(store).write_repository(repo, views, str.split, np.full((50, 8), 0.25, dtype=np.float32), "m")
+    runs = [r.getMessage() for r in caplog.records if " C: RUN " in r.getMessage()]
+    assert any("[50 items]" in m for m in runs)
+    assert not any("needle1 haystack" in m or "0.25, 0.25" in m for m in runs)

@@ -750,13 +750,16 @@ SEARCH_VIEWS_FULLTEXT = (
 #: approximate (HNSW) nearest views; the score is Neo4j's (1 + cosine) / 2
 SEARCH_VIEWS_VECTOR = "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score " + _INDEX_HIT
 
-#: exact nearest views of the given repositories (a narrow filter)
-SEARCH_VIEWS_EXACT = (
-    f"MATCH (v:View) WHERE v.repo IN $repos AND {seen('v')} AND v.embedding IS NOT NULL "
-    "WITH v, vector.similarity.cosine(v.embedding, $vector) AS score "
-    "ORDER BY score DESC, v.repo, v.id LIMIT $n "
-    f"RETURN v {_VIEW_FIELDS} AS v, score"
+#: the embedded views of a repository in the version pinned, a page at a time (after
+#: ``$after`` by id): what an exact search compares (the searcher keeps them, a
+#: version's views never change)
+VIEW_VECTORS = (
+    f"MATCH (v:View {{repo: $repo}}) WHERE v.id > $after AND {seen('v')} AND v.embedding IS NOT NULL "
+    "RETURN v.id AS id, v.embedding AS embedding ORDER BY id LIMIT $n"
 )
+
+#: views by id, in the versions pinned
+READ_VIEWS = f"UNWIND $ids AS id MATCH (v:View {{id: id}}) WHERE {seen('v')} RETURN v {_VIEW_FIELDS} AS v"
 
 #: object ids by name, from body and signature views (the graph walk's anchors)
 VIEW_NAMES = (

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 
 #: views read back per round trip (pull)
 READ_BATCH = 2000
+#: vectors read per round trip by an exact search (a page of Python floats is about
+#: 50 MB on its way to a float32 matrix)
+VECTOR_PAGE = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,10 +246,25 @@ class Neo4jViews:
         return Found([(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records
                       if r["v"] is not None], len(records))
 
-    def nearest_exact(self, vector: Sequence[float], n: int, repos: Sequence[str]) -> list[tuple[View, float]]:
-        """The ``n`` nearest views of ``repos``, every one of their vectors compared."""
-        records = self.store._read(q.SEARCH_VIEWS_EXACT, vector=list(vector), n=n, repos=list(repos))
-        return [(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records]
+    def vectors(self, repo: str, pin: Mapping[str, int]) -> Iterator[tuple[list[str], list[list[float]]]]:
+        """Every embedded view of ``repo`` in the version ``pin`` names, in pages of
+        (view ids, their vectors), by id."""
+        after = ""
+        while True:
+            records = self.store._read(q.VIEW_VECTORS, repo=repo, pin=dict(pin), after=after, n=VECTOR_PAGE)
+            if records:
+                yield [r["id"] for r in records], [r["embedding"] for r in records]
+            if len(records) < VECTOR_PAGE:
+                return
+            after = records[-1]["id"]
+
+    def by_id(self, ids: Sequence[str], pin: Mapping[str, int]) -> dict[str, View]:
+        """Views by id in the versions ``pin`` names (missing ids are left out)."""
+        out: dict[str, View] = {}
+        for chunk in _chunks(list(ids), READ_BATCH):
+            for r in self.store._read(q.READ_VIEWS, ids=list(chunk), pin=dict(pin)):
+                out[r["v"]["id"]] = View.from_dict(r["v"])
+        return out
 
     def names(self, names: Iterable[str], repos: Sequence[str] | None = None) -> dict[str, list[str]]:
         """Object ids by name (from body and signature views), of ``repos`` (None: all)."""

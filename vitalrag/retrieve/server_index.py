@@ -11,7 +11,13 @@ graph. Nothing local is read but the embedding model.
   asks the index for 4k nearest views, keeps the allowed ones, and falls back
   to the exact search below when fewer than k remain;
 - a narrower filter (fewer than 1/8 of them) searches exactly: every vector of
-  the allowed repositories compared with ``vector.similarity.cosine``.
+  the allowed repositories compared with the query's. The searcher reads a
+  repository's vectors once per version (a version's views never change; the
+  versions a store is writing are read each time) and keeps them, up to
+  ``EXACT_CACHE_BYTES`` (least recently searched dropped first): comparing them
+  in Cypher (``vector.similarity.cosine`` over each view's stored vector) cost
+  the server about 100 ms a search for 7,000 views, and the numpy product here
+  costs about a millisecond. The hits are then read by id, in the pinned versions.
 
 BM25: the fulltext index (over the views' search text and their repository's
 ``scope`` term) gives the candidates, filtered by repository inside Lucene.
@@ -44,7 +50,8 @@ view hash); ``pull_views`` restores a local one from it without embedding again.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,7 +63,7 @@ from vitalrag.graph.neo4j_views import Found, Neo4jViews, RepoModel, ViewWrite, 
 from vitalrag.graph.store import GraphStore
 from vitalrag.graph.version import Staged
 from vitalrag.model import View
-from vitalrag.retrieve.dense import DenseIndex, cosine_key
+from vitalrag.retrieve.dense import COSINE_DECIMALS, DenseIndex, cosine_key
 from vitalrag.retrieve.index import Hits, RetrievalIndex
 from vitalrag.retrieve.sparse import SparseIndex, bm25_rescore
 from vitalrag.kernel.text import code_tokens
@@ -70,6 +77,8 @@ log = logging.getLogger(__name__)
 NARROW = 8
 #: nearest views asked beyond k, to order equal cosines at the cut
 TIE_MARGIN = 8
+#: bytes of repositories' vectors a searcher keeps for exact searches
+EXACT_CACHE_BYTES = 256 * 2**20
 
 Progress = Callable[[str, int, int], None]
 
@@ -96,6 +105,9 @@ class ServerIndex:
         self._stats_of: tuple[tuple[str, int], ...] | None = None
         #: document frequencies read, by repository: (the version that wrote them, them)
         self._frequencies: dict[str, tuple[int, dict[str, int]]] = {}
+        #: (repository, version) -> its embedded views' ids and unit vectors (float32 rows)
+        self._vectors: OrderedDict[tuple[str, int], tuple[list[str], np.ndarray]] = OrderedDict()
+        self._vectors_lock = threading.Lock()
 
     @classmethod
     def open(cls, store: GraphStore) -> ServerIndex | None:
@@ -213,7 +225,55 @@ class ServerIndex:
             hits = in_view_order(self.views.nearest(query, dim, min(total, 4 * asked), repos).hits, cosine_key)
             if len(hits) >= asked or len(hits) >= wanted:
                 return hits[:k]
-        return in_view_order(self.views.nearest_exact(query, asked, repos), cosine_key)[:k]
+        return self._exact(vector, asked, repos)[:k]
+
+    def _exact(self, vector: np.ndarray, n: int, repos: Sequence[str]) -> Hits:
+        """The ``n`` nearest views of ``repos`` in the pinned versions, every vector
+        compared, in view order (``in_view_order`` with ``cosine_key``)."""
+        store = self.views.store
+        pins, staged = store.pins(), store.staged()
+        unit = np.asarray(vector, dtype=np.float32) / np.float32(np.linalg.norm(vector))
+        scored: list[tuple[float, str, str]] = []
+        for repo in repos:
+            if repo not in pins:
+                continue
+            ids, matrix = self._repo_vectors(repo, pins, keep=repo not in staged)
+            if not ids:
+                continue
+            cosines = np.einsum("ij,j->i", matrix, unit)  # not BLAS: its threads spin for ~20 ms after a call
+            # this repository's n first in view order: rows are in id order, so a
+            # stable sort by rounded cosine (as ``cosine_key`` rounds) keeps equal ones by id
+            picked = np.argsort(-np.round(cosines.astype(np.float64), COSINE_DECIMALS), kind="stable")[:n]
+            scored.extend((float(cosines[i]), repo, ids[i]) for i in picked)
+        scored.sort(key=lambda h: (-cosine_key(h[0]), h[1], h[2]))
+        scored = scored[:n]
+        found = self.views.by_id([i for _, _, i in scored], pins)
+        return [(found[i], c) for c, _, i in scored if i in found]
+
+    def _repo_vectors(self, repo: str, pins: Mapping[str, int], keep: bool) -> tuple[list[str], np.ndarray]:
+        """The ids (sorted) and unit vectors of ``repo``'s embedded views in its pinned
+        version, kept when ``keep`` (a switched-to version: it never changes)."""
+        key = (repo, pins[repo])
+        with self._vectors_lock:  # one reader reads a version; the others wait for it
+            if key in self._vectors:
+                self._vectors.move_to_end(key)
+                return self._vectors[key]
+            ids: list[str] = []
+            pages = []
+            for page_ids, vectors in self.views.vectors(repo, pins):
+                ids.extend(page_ids)
+                pages.append(np.asarray(vectors, dtype=np.float32))
+            matrix = np.concatenate(pages) if pages else np.zeros((0, 1), dtype=np.float32)
+            order = sorted(range(len(ids)), key=ids.__getitem__)  # Python's string order, not the server's
+            ids, matrix = [ids[i] for i in order], matrix[order]
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            matrix /= np.where(norms > 0, norms, 1)
+            if keep and matrix.nbytes <= EXACT_CACHE_BYTES:
+                self._vectors[key] = (ids, matrix)
+                held = sum(m.nbytes for _, m in self._vectors.values())
+                while held > EXACT_CACHE_BYTES:
+                    held -= self._vectors.popitem(last=False)[1][1].nbytes
+            return ids, matrix
 
     def names_of(self, identifiers: Iterable[str], allowed: frozenset[str] | None) -> Mapping[str, Sequence[str]]:
         return self.views.names(identifiers, None if allowed is None else sorted(allowed))
