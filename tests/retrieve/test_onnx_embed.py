@@ -48,6 +48,9 @@ def test_onnx_gives_the_torch_models_vectors(model_dir, packaged_model):
     # order does not matter: the batches are sorted by length and scattered back
     again = onnx.encode(TEXTS[::-1])[::-1]
     assert np.allclose(again, vectors, atol=1e-5)
+    # its idle threads sleep (spinning, they burnt 50 ms of CPU after each query)
+    options = onnx._load().get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
 def test_a_shorter_sequence_is_a_model_of_its_own(model_dir, packaged_model):
