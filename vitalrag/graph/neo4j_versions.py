@@ -115,7 +115,7 @@ class Versions:
         return versions
 
     def _read_pins(self) -> dict[str, int]:
-        return {r["repo"]: int(r["current"]) for r in self.store._read(q.PINS)}
+        return {r["repo"]: int(r["current"]) for r in self.store._read_rows(q.PINS)}
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:

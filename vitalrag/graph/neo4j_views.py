@@ -214,7 +214,7 @@ class Neo4jViews:
         if not query:
             return Found([], 0)
         try:
-            records = self.store._read(q.SEARCH_VIEWS_FULLTEXT, text=query, n=n,
+            records = self.store._read_rows(q.SEARCH_VIEWS_FULLTEXT, text=query, n=n,
                                        index=q.VIEW_FULLTEXT_INDEX if scoped else q.OLD_VIEW_FULLTEXT_INDEX,
                                        repos=None if repos is None else list(repos))
         except StoreError:
@@ -241,7 +241,7 @@ class Neo4jViews:
     def nearest(self, vector: Sequence[float], dim: int, n: int, repos: Sequence[str] | None) -> Found:
         """Up to ``n`` views from the vector index of ``dim`` (approximate), then
         kept when in the pinned versions and in ``repos``; scores are cosines."""
-        records = self.store._read(q.SEARCH_VIEWS_VECTOR, index=q.vector_index_name(dim), n=n,
+        records = self.store._read_rows(q.SEARCH_VIEWS_VECTOR, index=q.vector_index_name(dim), n=n,
                                    vector=list(vector), repos=None if repos is None else list(repos))
         return Found([(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records
                       if r["v"] is not None], len(records))
@@ -262,7 +262,7 @@ class Neo4jViews:
         """Views by id in the versions ``pin`` names (missing ids are left out)."""
         out: dict[str, View] = {}
         for chunk in _chunks(list(ids), READ_BATCH):
-            for r in self.store._read(q.READ_VIEWS, ids=list(chunk), pin=dict(pin)):
+            for r in self.store._read_rows(q.READ_VIEWS, ids=list(chunk), pin=dict(pin)):
                 out[r["v"]["id"]] = View.from_dict(r["v"])
         return out
 
@@ -278,7 +278,7 @@ class Neo4jViews:
         """The body view of each object that has one (the first by id)."""
         out: dict[str, View] = {}
         for chunk in _chunks(list(dict.fromkeys(object_ids)), READ_BATCH):
-            for r in self.store._read(q.BODY_VIEWS, ids=list(chunk)):
+            for r in self.store._read_rows(q.BODY_VIEWS, ids=list(chunk)):
                 v = View.from_dict(r["v"])
                 out.setdefault(v.object_id, v)
         return out
