@@ -201,6 +201,8 @@ def main() -> None:
                 b = {s.key for s in context_from(served, q, repo=repo).record.slots}
                 same += a == b
                 jaccard += len(a & b) / max(1, len(a | b))
+                if a != b:
+                    print(f"  differs: {q!r}: embedded only {sorted(a - b)}, Neo4j only {sorted(b - a)}")
             print(f"same objects in the context: {same:.0f} of {len(qs)} queries; "
                   f"mean Jaccard of the object sets {jaccard / len(qs):.3f}")
         finally:
