@@ -404,7 +404,9 @@ DELETE_META = f"MATCH (x:RepositoryMeta {{repo: $repo}}) WHERE {seen('x')} " + _
 
 # -- reads -------------------------------------------------------------------
 
-GET_OBJECTS = f"UNWIND $ids AS id MATCH (n:CodeObject {{id: id}}) WHERE {seen('n')} RETURN collect({{n: n {{.*}}}}) AS rows"
+GET_OBJECTS = (
+    f"UNWIND $ids AS id MATCH (n:CodeObject {{id: id}}) WHERE {seen('n')} RETURN collect({{n: n {{.*}}}}) AS rows"
+)
 
 
 def find_objects(filters: Sequence[str]) -> str:

@@ -215,8 +215,8 @@ class Neo4jViews:
             return Found([], 0)
         try:
             records = self.store._read_rows(q.SEARCH_VIEWS_FULLTEXT, text=query, n=n,
-                                       index=q.VIEW_FULLTEXT_INDEX if scoped else q.OLD_VIEW_FULLTEXT_INDEX,
-                                       repos=None if repos is None else list(repos))
+                                            index=q.VIEW_FULLTEXT_INDEX if scoped else q.OLD_VIEW_FULLTEXT_INDEX,
+                                            repos=None if repos is None else list(repos))
         except StoreError:
             self._scoped = None
             if scoped or not self.scoped():
@@ -242,7 +242,7 @@ class Neo4jViews:
         """Up to ``n`` views from the vector index of ``dim`` (approximate), then
         kept when in the pinned versions and in ``repos``; scores are cosines."""
         records = self.store._read_rows(q.SEARCH_VIEWS_VECTOR, index=q.vector_index_name(dim), n=n,
-                                   vector=list(vector), repos=None if repos is None else list(repos))
+                                        vector=list(vector), repos=None if repos is None else list(repos))
         return Found([(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records
                       if r["v"] is not None], len(records))
 
