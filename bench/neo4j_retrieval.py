@@ -13,7 +13,9 @@ Copies of its views under other repository names fill Neo4j up to ``--views``
   first write and an unchanged re-push (incremental: hashes compared only);
 - latency: warm p50/p95 of ``get_context`` (fused retrieval + vital-fill) on the
   real repository, one call at a time on both stores and ``--in-flight`` calls
-  at once on Neo4j, with dense (vector index), BM25 (fulltext) and the walk alone;
+  at once on Neo4j, with dense (vector index), BM25 (fulltext) and the walk alone
+  (each search pinned to one version of each repository, as ``serve`` and the
+  command line pin theirs);
   beside each Neo4j row, the CPU each call cost this process and, when the server
   runs here (``scripts/neo4j-local``'s pidfile, or ``--server-pid``), the server:
   with calls in flight on 2 cores, their sum bounds the throughput.
@@ -98,6 +100,13 @@ def in_flight(fn, qs, n):  # noqa: ANN001, ANN202
 
     with ThreadPoolExecutor(n) as pool:
         return list(pool.map(one, qs))
+
+
+def one_version(retriever, query, **kwargs):  # noqa: ANN001, ANN003, ANN201
+    """A search as ``serve`` and the command line make it: its reads pinned to one
+    version of each repository (one read of the versions, not one per read)."""
+    with retriever.store.snapshot():
+        return retriever.search(query, **kwargs)
 
 
 def row(name: str, xs: list[float], cost: str = "") -> None:
@@ -186,7 +195,7 @@ def main() -> None:
                     timed(lambda q, r=retriever: ref.search(q, retriever=r, repo=repo, k=50), qs))
                 row(f"search {retriever}, Neo4j",
                     *with_cpu(lambda r=retriever: timed(
-                        lambda q: served.search(q, retriever=r, repo=repo, k=50), qs), pid))
+                        lambda q: one_version(served, q, retriever=r, repo=repo, k=50), qs), pid))
             for retriever in ("dense", "bm25", "walk", "fused"):
                 shared = []
                 for q in qs:
