@@ -102,11 +102,11 @@ def in_flight(fn, qs, n):  # noqa: ANN001, ANN202
         return list(pool.map(one, qs))
 
 
-def one_version(retriever, query, **kwargs):  # noqa: ANN001, ANN003, ANN201
+def one_version(searcher, query, **kwargs):  # noqa: ANN001, ANN003, ANN201
     """A search as ``serve`` and the command line make it: its reads pinned to one
     version of each repository (one read of the versions, not one per read)."""
-    with retriever.store.snapshot():
-        return retriever.search(query, **kwargs)
+    with searcher.store.snapshot():
+        return searcher.search(query, **kwargs)
 
 
 def row(name: str, xs: list[float], cost: str = "") -> None:
