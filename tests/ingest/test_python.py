@@ -229,6 +229,28 @@ def test_a_name_defined_once_is_not_guessed(tmp_path):
     }
 
 
+def test_a_class_looked_up_before_its_bases_were_known_finds_inherited_members_later(tmp_path):
+    """Resolving ``D``'s base (a.py, before b.py's bases are bound) looks up ``Base``'s
+    members while ``Base`` has no known base; the calls, resolved once every base is
+    known, find ``Root.make`` through ``Base``. A lookup order kept from the first pass
+    would miss it (a cache of them filled while bases are bound fails this)."""
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+
+    (tmp_path / "a.py").write_text(
+        "from b import Base\n\n\n"
+        "class D(Base.make()):\n    pass\n\n\n"
+        "def use():\n    return Base.make()\n")
+    (tmp_path / "b.py").write_text(
+        "class Root:\n    @classmethod\n    def make(cls):\n        return cls\n\n\n"
+        "class Base(Root):\n    pass\n")
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(tmp_path, store, name="m", workers=1)
+    assert ("m:a.py:use", "m:b.py:Root.make") in {(e.source, e.target) for e in store.find_edges(kind="CALLS")}
+    assert {(u.name, u.reason) for u in store.unresolved() if u.source == "m:a.py:D"} == {
+        ("Base.make()", "unknown-attribute")}
+
+
 RETURNS_MODELS = '''\
 class Response:
     def read(self):
