@@ -213,3 +213,37 @@ def test_right_password_works(auth_server, monkeypatch, repo):
         assert store.repositories() == [repo]
     finally:
         store.close()  # the server is a throwaway: nothing to clean up
+
+
+@pytest.mark.neo4j
+def test_reads_in_a_snapshot_share_one_read_transaction(open_neo4j, repo, monkeypatch):
+    """A ``snapshot()`` block (one ``get_context``) reads in one transaction of one
+    session instead of a transaction per read; a read that fails in it ends that
+    transaction, runs again on its own (so its error is the store's), and the block's
+    next read opens a new one."""
+    store = open_neo4j()
+    f = CodeObject(id=f"{repo}:a.py", kind="file", name="a.py", qualname="a.py", repo=repo, path="a.py",
+                   language="python", start_line=1, end_line=3)
+    g = CodeObject(id=f"{repo}:a.py:g", kind="function", name="g", qualname="g", repo=repo, path="a.py",
+                   language="python", start_line=1, end_line=2)
+    store.upsert_objects([f, g])
+    store.upsert_edges([Edge(f.id, g.id, "CONTAINS")])
+    expected = (store.get_objects([g.id]), store.file_objects([f.id]), store.same_file([g.id]),
+                store.neighbors([f.id]))
+    driver = store._driver
+    sessions: list[object] = []
+    own: list[str] = []
+    session, execute_query = driver.session, driver.execute_query
+    monkeypatch.setattr(driver, "session", lambda **kw: sessions.append(kw) or session(**kw))
+    monkeypatch.setattr(driver, "execute_query", lambda query, **kw: own.append(query) or execute_query(query, **kw))
+    with store.snapshot():
+        seen = (store.get_objects([g.id]), store.file_objects([f.id]), store.same_file([g.id]),
+                store.neighbors([f.id]))
+    assert seen == expected
+    assert len(sessions) == 1 and own == []
+    with store.snapshot():
+        with pytest.raises(StoreError, match="Neo4j"):
+            store._read("RETURN 1 / 0 AS x")
+        assert own == ["RETURN 1 / 0 AS x"]
+        assert store.get_objects([g.id]) == expected[0]
+    assert len(sessions) == 3 and len(own) == 1

@@ -37,6 +37,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -181,6 +182,42 @@ def _chunks(rows: Sequence[T], size: int) -> Iterator[Sequence[T]]:
         yield rows[i:i + size]
 
 
+class _ReadTransaction:
+    """The reads of one ``snapshot()`` block, in one read transaction (opened at the
+    first read, closed with the block). A read that fails in it (a transient error, a
+    session the server dropped) ends the transaction and returns None: the caller
+    runs it again as a transaction of its own, with the driver's retries and errors."""
+
+    def __init__(self, store: Neo4jStore) -> None:
+        self.store = store
+        self._session: Any = None
+        self._tx: Any = None
+
+    def run(self, query: str, params: dict[str, Any]) -> list[Any] | None:
+        neo4j = self.store._neo4j
+        try:
+            if self._tx is None:
+                self._session = self.store._driver.session(database=self.store.settings.database,
+                                                           default_access_mode=neo4j.READ_ACCESS)
+                self._tx = self._session.begin_transaction()
+            return list(self._tx.run(query, params))
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as exc:
+            log.debug("a read in the snapshot's transaction failed (%s); it runs on its own", exc)
+            self.close()
+            return None
+
+    def close(self) -> None:
+        tx, session, self._tx, self._session = self._tx, self._session, None, None
+        try:
+            if tx is not None:
+                tx.close()  # a read transaction: nothing to commit
+        except Exception as exc:  # noqa: BLE001 (the reads are done; the server may be gone)
+            log.debug("closing the snapshot's transaction: %s", exc)
+        finally:
+            if session is not None:
+                session.close()
+
+
 class Neo4jStore:
     """A ``GraphStore`` on a Neo4j 5 server. Each write batch is one transaction."""
 
@@ -194,6 +231,9 @@ class Neo4jStore:
         self._neo4j = neo4j
         self._schema_ready = False
         self._versions = Versions(self, held=held)
+        #: the read transaction of the ``snapshot()`` block this thread (or task) is in
+        self._reading: ContextVar[_ReadTransaction | None] = ContextVar(f"vitalrag_read_{id(self)}",
+                                                                         default=None)
         #: a write that finds another writer's lease waits for it instead of failing
         self.wait_for_writers = False
         auth = (settings.username, settings.password) if settings.password else None
@@ -253,6 +293,11 @@ class Neo4jStore:
 
     def _read(self, query: str, **params: Any) -> list[Any]:
         params = self._params(query, params)
+        reading = self._reading.get()
+        if reading is not None:
+            records = reading.run(query, params)
+            if records is not None:
+                return records
         with self._errors():
             result = self._driver.execute_query(
                 query, parameters_=params, routing_=self._neo4j.RoutingControl.READ,
@@ -406,9 +451,23 @@ class Neo4jStore:
         that fails, or a writer killed in it, leaves the old versions as they were."""
         return self._versions.writing(repos)
 
-    def snapshot(self) -> AbstractContextManager[None]:
-        """Reads in this block see one version of each repository."""
-        return self._versions.snapshot()
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads in this block see one version of each repository, and run in one read
+        transaction of this thread's (or task's) own session: a ``get_context`` makes
+        about 15 reads, each of which otherwise costs a session from the pool and a
+        transaction of its own (a BEGIN with it, and a COMMIT round trip after)."""
+        with self._versions.snapshot():
+            if self._reading.get() is not None:  # nested: the outer block's transaction
+                yield
+                return
+            reading = _ReadTransaction(self)
+            token = self._reading.set(reading)
+            try:
+                yield
+            finally:
+                self._reading.reset(token)
+                reading.close()
 
     def pins(self) -> dict[str, int]:
         """The version of each repository reads see now."""

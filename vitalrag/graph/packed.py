@@ -200,10 +200,10 @@ class _Reader:
 
     def _inflate(self, blob: bytes) -> bytes:
         if self.format == "3":  # zlib with a preset dictionary
-            unpacker = zlib.decompressobj(zdict=self.zdict)
-            return unpacker.decompress(blob) + unpacker.flush()
+            inflater = zlib.decompressobj(zdict=self.zdict)
+            return inflater.decompress(blob) + inflater.flush()
         # a decompressor per thread: readers share a snapshot across threads (``serve``)
-        unpacker = getattr(self._local, "unpacker", None)
+        unpacker: zstandard.ZstdDecompressor | None = getattr(self._local, "unpacker", None)
         if unpacker is None:
             unpacker = self._local.unpacker = zstandard.ZstdDecompressor(dict_data=self._dictionary)
         return unpacker.decompress(blob)
