@@ -50,7 +50,17 @@ def bm25_scores(distinct: Sequence[Sequence[int]], which: np.ndarray, n_vocab: i
     flat = np.fromiter(itertools.chain.from_iterable(distinct), dtype=np.int64, count=int(sizes.sum()))
     # each distinct text's (term, count) pairs once, then repeated for the documents showing it
     owner = np.repeat(np.arange(len(distinct), dtype=np.int64), sizes)
-    pairs, tf = np.unique(owner * n_vocab + flat, return_counts=True)
+    # np.unique, without its quicksort: the keys are in text order already, so a stable
+    # sort (timsort) only orders each text's few terms and merges the runs (0.2-0.4 s
+    # against np.unique's 0.8-1.0 s on Django's 9 million)
+    keys = owner * n_vocab + flat
+    keys.sort(kind="stable")
+    new = np.empty(len(keys), dtype=bool)
+    new[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    pairs = keys[starts]
+    tf = np.diff(starts, append=len(keys))
     first = np.searchsorted(pairs // n_vocab, np.arange(len(distinct) + 1))
     width = np.diff(first)[which]
     picked = np.repeat(first[which] - np.cumsum(width) + width, width) + np.arange(int(width.sum()))
