@@ -247,3 +247,7 @@ def test_reads_in_a_snapshot_share_one_read_transaction(open_neo4j, repo, monkey
         assert own == ["RETURN 1 / 0 AS x"]
         assert store.get_objects([g.id]) == expected[0]
     assert len(sessions) == 3 and len(own) == 1
+    closing = open_neo4j()
+    with closing.snapshot():  # the store closed in the block: leaving it is quiet
+        assert closing.get_objects([g.id]) == expected[0]
+        closing.close()

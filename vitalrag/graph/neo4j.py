@@ -208,14 +208,12 @@ class _ReadTransaction:
 
     def close(self) -> None:
         tx, session, self._tx, self._session = self._tx, self._session, None, None
-        try:
-            if tx is not None:
-                tx.close()  # a read transaction: nothing to commit
-        except Exception as exc:  # noqa: BLE001 (the reads are done; the server may be gone)
-            log.debug("closing the snapshot's transaction: %s", exc)
-        finally:
-            if session is not None:
-                session.close()
+        for done in (tx, session):  # a read transaction: nothing to commit
+            try:
+                if done is not None:
+                    done.close()
+            except Exception as exc:  # noqa: BLE001 (the reads are done; the server may be gone)
+                log.debug("closing the snapshot's transaction: %s", exc)
 
 
 class Neo4jStore:
