@@ -342,6 +342,54 @@ def test_a_narrow_filter_is_searched_exactly_over_vectors_read_once_a_version(ne
     assert reads == [repo, other, repo]
 
 
+def _rounded(hits: list) -> list[tuple[str, float]]:
+    """Hits as (view id, cosine to 5 decimals): FAISS, numpy and Neo4j sum in different precisions."""
+    return [(v.id, round(score, 5)) for v, score in hits]
+
+
+@pytest.mark.neo4j
+def test_the_vector_index_is_searched_with_a_wide_beam_and_only_the_kept_views_read(neo4j_url, repo, tmp_path,
+                                                                                   open_neo4j, monkeypatch):
+    """HNSW keeps as many candidates as it is asked for: ``nearest`` asks for
+    ``HNSW_BEAM`` times the views it keeps (times the index's share the filter keeps
+    out), reads back ids and cosines only, then the views it keeps by id; on an
+    index this small the beam spans it, so the hits are the exact search's."""
+    from vitalrag.graph.neo4j_views import Neo4jViews
+    from vitalrag.retrieve import server_index
+    from vitalrag.retrieve.dense import make_embedder
+    from vitalrag.retrieve.server_index import HNSW_BEAM, TIE_MARGIN, ServerIndex
+
+    store = open_neo4j()
+    for name in (repo, f"{repo}b"):
+        _run("index", str(FIXTURES / "py_resolution"), "--store", neo4j_url, "--name", name, "--model", MODEL,
+             "--index-dir", str(tmp_path / "build"), "--json")
+    index = ServerIndex(Neo4jViews(store))
+    asked: list[int] = []
+    read: list[int] = []
+    rows, by_id = store._read_rows, index.views.by_id
+
+    def search(query: str, **params: object) -> list:
+        if query == q.SEARCH_VIEWS_VECTOR:
+            asked.append(params["n"])  # type: ignore[arg-type]
+        return rows(query, **params)
+
+    monkeypatch.setattr(store, "_read_rows", search)
+    monkeypatch.setattr(index.views, "by_id", lambda ids, pin: (read.append(len(ids)), by_id(ids, pin))[1])
+    vector = make_embedder(MODEL).encode(["make an engine and run it"])[0]
+    models = {m.repo: m.views for m in index.models().values()}
+    total = sum(v for r, v in models.items() if r.startswith(repo))
+    assert total == sum(models.values())  # the test's repositories are all the index holds
+    with store.snapshot():
+        everywhere = index.nearest(vector, 5, None)
+        one = index.nearest(vector, 5, frozenset({repo}))
+        share = -(-total // models[repo])
+        assert asked == [HNSW_BEAM * (5 + TIE_MARGIN), min(total, HNSW_BEAM * (5 + TIE_MARGIN) * share)]
+        assert read == [5 + TIE_MARGIN] * 2
+        assert _rounded(everywhere) == _rounded(index._exact(vector, 5 + TIE_MARGIN, [repo, f"{repo}b"])[:5])
+        assert _rounded(one) == _rounded(index._exact(vector, 5 + TIE_MARGIN, [repo])[:5])
+        assert server_index.NARROW * models[repo] >= total  # (the filter was not narrow: no exact search)
+
+
 @pytest.mark.neo4j
 def test_the_drivers_statement_log_does_not_format_the_rows_written(open_neo4j, repo, caplog):
     """The driver formats each statement's parameters for its debug log before it

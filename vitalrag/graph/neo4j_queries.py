@@ -753,9 +753,13 @@ SEARCH_VIEWS_FULLTEXT = (
 )
 
 #: approximate (HNSW) nearest views; the score is Neo4j's (1 + cosine) / 2
+#: the index's hits as ids (null: not in the pinned versions or in ``$repos``) and
+#: cosines: it is asked for many more than are kept (see ``ServerIndex.nearest``),
+#: and the kept ones are read by id
 SEARCH_VIEWS_VECTOR = (
     "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score "
-    f"RETURN collect({{v: {_INDEX_HIT}, score: score}}) AS rows"
+    f"RETURN collect({{id: CASE WHEN {seen('node')} AND ($repos IS NULL OR node.repo IN $repos) "
+    "THEN node.id END, score: score}) AS rows"
 )
 
 #: the embedded views of a repository in the version pinned, a page at a time (after

@@ -238,13 +238,17 @@ class Neo4jViews:
         return {r["repo"]: (int(r["born"]), json.loads(r["df"]))
                 for r in self.store._read(q.RETRIEVAL_DF, repos=list(repos)) if r["df"] is not None}
 
-    def nearest(self, vector: Sequence[float], dim: int, n: int, repos: Sequence[str] | None) -> Found:
+    def nearest(self, vector: Sequence[float], dim: int, n: int, repos: Sequence[str] | None,
+                keep: int | None = None) -> Found:
         """Up to ``n`` views from the vector index of ``dim`` (approximate), then
-        kept when in the pinned versions and in ``repos``; scores are cosines."""
-        records = self.store._read_rows(q.SEARCH_VIEWS_VECTOR, index=q.vector_index_name(dim), n=n,
-                                        vector=list(vector), repos=None if repos is None else list(repos))
-        return Found([(View.from_dict(r["v"]), 2.0 * float(r["score"]) - 1.0) for r in records
-                      if r["v"] is not None], len(records))
+        kept when in the pinned versions and in ``repos``, the first ``keep`` of
+        them (default: all); scores are cosines. The index gives ids, and the views
+        kept are read by id: asked for many, it sends only those back whole."""
+        rows = self.store._read_rows(q.SEARCH_VIEWS_VECTOR, index=q.vector_index_name(dim), n=n,
+                                     vector=list(vector), repos=None if repos is None else list(repos))
+        kept = [(r["id"], 2.0 * float(r["score"]) - 1.0) for r in rows if r["id"] is not None][:keep]
+        views = self.by_id([i for i, _ in kept], self.store.pins())
+        return Found([(views[i], score) for i, score in kept if i in views], len(rows))
 
     def vectors(self, repo: str, pin: Mapping[str, int]) -> Iterator[tuple[list[str], list[list[float]]]]:
         """Every embedded view of ``repo`` in the version ``pin`` names, in pages of

@@ -77,6 +77,10 @@ log = logging.getLogger(__name__)
 NARROW = 8
 #: nearest views asked beyond k, to order equal cosines at the cut
 TIE_MARGIN = 8
+#: the vector index is approximate (HNSW; its search keeps as many candidates as it is
+#: asked for): asked for this many times the views kept, whose top k then agree with
+#: an exact search far more often
+HNSW_BEAM = 16
 #: bytes of repositories' vectors a searcher keeps for exact searches
 EXACT_CACHE_BYTES = 256 * 2**20
 
@@ -216,13 +220,16 @@ class ServerIndex:
         # embedded index orders them (cosine_key, then view), not as the server returned them
         asked = k + TIE_MARGIN
         if {m.repo for m in searched} == {m.repo for m in in_index}:
-            found = _deepening(lambda n: self.views.nearest(query, dim, n, None), asked, asked)
+            found = _deepening(lambda n: self.views.nearest(query, dim, n, None, keep=asked), asked,
+                               HNSW_BEAM * asked)
             return in_view_order(found, cosine_key)[:k]
         repos = [m.repo for m in searched]
         wanted = sum(m.views for m in searched)
         total = sum(m.views for m in in_index)
         if wanted * NARROW >= total:
-            hits = in_view_order(self.views.nearest(query, dim, min(total, 4 * asked), repos).hits, cosine_key)
+            # the beam over the whole index, of which about wanted/total is kept
+            beam = min(total, HNSW_BEAM * asked * -(-total // max(wanted, 1)))
+            hits = in_view_order(self.views.nearest(query, dim, beam, repos, keep=asked).hits, cosine_key)
             if len(hits) >= asked or len(hits) >= wanted:
                 return hits[:k]
         return self._exact(vector, asked, repos)[:k]
