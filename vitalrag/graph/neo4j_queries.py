@@ -752,10 +752,9 @@ SEARCH_VIEWS_FULLTEXT = (
     f"RETURN collect({{v: {_INDEX_HIT}, score: score, search: node.search}}) AS rows"
 )
 
-#: approximate (HNSW) nearest views; the score is Neo4j's (1 + cosine) / 2
-#: the index's hits as ids (null: not in the pinned versions or in ``$repos``) and
-#: cosines: it is asked for many more than are kept (see ``ServerIndex.nearest``),
-#: and the kept ones are read by id
+#: approximate (HNSW) nearest views, as ids (null: not in the pinned versions or in
+#: ``$repos``) and scores, Neo4j's (1 + cosine) / 2: the index is asked for many more
+#: than are kept (see ``ServerIndex.nearest``), and the kept ones are read by id
 SEARCH_VIEWS_VECTOR = (
     "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score "
     f"RETURN collect({{id: CASE WHEN {seen('node')} AND ($repos IS NULL OR node.repo IN $repos) "
