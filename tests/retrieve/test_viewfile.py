@@ -48,6 +48,29 @@ def test_the_file_gives_back_what_was_written(tmp_path):
     f.close()
 
 
+def test_a_file_of_format_1_is_still_read(tmp_path):
+    """Format 1 compressed the blocks with zlib: a snapshot written before format 2
+    reads whole and by the piece as it was."""
+    import zlib
+
+    import zstandard
+
+    views = _views(300)
+    path = tmp_path / viewfile.FILE
+    viewfile.write(path, views)
+    con = sqlite3.connect(path)
+    with con:
+        for b, blob in con.execute("SELECT b, data FROM blocks").fetchall():
+            con.execute("UPDATE blocks SET data = ? WHERE b = ?",
+                        (zlib.compress(zstandard.ZstdDecompressor().decompress(blob), 3), b))
+        con.execute("UPDATE info SET value = '1' WHERE key = 'format'")
+    con.close()
+    assert viewfile.read(path) == views
+    f = viewfile.ViewFile(path)
+    assert f.views([299, 0, 64]) == [views[299], views[0], views[64]]
+    f.close()
+
+
 def test_a_damaged_file_is_one_line(tmp_path):
     path = tmp_path / viewfile.FILE
     viewfile.write(path, _views(100))
@@ -132,7 +155,7 @@ def test_a_one_shot_command_reads_the_views_by_the_piece(tmp_path, monkeypatch):
     monkeypatch.setattr(viewfile, "read", whole)
     decoded: list[int] = []
     real = viewfile._decode
-    monkeypatch.setattr(viewfile, "_decode", lambda path, blob: decoded.append(1) or real(path, blob))
+    monkeypatch.setattr(viewfile, "_decode", lambda path, blob, form: decoded.append(1) or real(path, blob, form))
     for command in (["search", "engine prepare", "--retriever", "bm25"], ["context", "make an engine and run it"]):
         r = CliRunner().invoke(main, [*command, "--store", str(store)])
         assert r.exit_code == 0, r.output
