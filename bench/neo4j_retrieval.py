@@ -16,6 +16,8 @@ Copies of its views under other repository names fill Neo4j up to ``--views``
   at once on Neo4j, with dense (vector index), BM25 (fulltext) and the walk alone
   (each search pinned to one version of each repository, as ``serve`` and the
   command line pin theirs);
+  and dense search without ``--repo`` (every repository: the approximate vector
+  index, not the exact search a narrow filter gets), with its top-20 agreement;
   beside each Neo4j row, the CPU each call cost this process and, when the server
   runs here (``scripts/neo4j-local``'s pidfile, or ``--server-pid``), the server:
   with calls in flight on 2 cores, their sum bounds the throughput.
@@ -196,6 +198,19 @@ def main() -> None:
                 row(f"search {retriever}, Neo4j",
                     *with_cpu(lambda r=retriever: timed(
                         lambda q: one_version(served, q, retriever=r, repo=repo, k=50), qs), pid))
+            # without --repo: every repository of the index searched, so dense search runs
+            # on the approximate vector index (the single-repository server's case)
+            row("search dense, all repos, embedded store",
+                timed(lambda q: ref.search(q, retriever="dense", k=50), qs))
+            row("search dense, all repos, Neo4j",
+                *with_cpu(lambda: timed(lambda q: one_version(served, q, retriever="dense", k=50), qs), pid))
+            shared_all = []
+            for q in qs:
+                a = {h.view.id for h in ref.search(q, retriever="dense", k=20)}
+                b = {h.view.id for h in served.search(q, retriever="dense", k=20)}
+                shared_all.append(len(a & b) / max(len(a), len(b)) if a or b else 1.0)
+            print(f"  dense, every repository: top-20 views shared with the embedded store: "
+                  f"{100 * statistics.mean(shared_all):.1f}%")
             for retriever in ("dense", "bm25", "walk", "fused"):
                 shared = []
                 for q in qs:

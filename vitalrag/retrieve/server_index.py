@@ -80,7 +80,7 @@ TIE_MARGIN = 8
 #: the vector index is approximate (HNSW; its search keeps as many candidates as it is
 #: asked for): asked for this many times the views kept, whose top k then agree with
 #: an exact search far more often
-HNSW_BEAM = 16
+HNSW_BEAM = 8
 #: bytes of repositories' vectors a searcher keeps for exact searches
 EXACT_CACHE_BYTES = 256 * 2**20
 
