@@ -210,7 +210,8 @@ def main() -> None:
                 b = {h.view.id for h in served.search(q, retriever="dense", k=20)}
                 shared_all.append(len(a & b) / max(len(a), len(b)) if a or b else 1.0)
             print(f"  dense, every repository: top-20 views shared with the embedded store: "
-                  f"{100 * statistics.mean(shared_all):.1f}%")
+                  f"{100 * statistics.mean(shared_all):.1f}%"
+                  + (" (the copies repeat each vector: equal cosines order differently)" if copies else ""))
             for retriever in ("dense", "bm25", "walk", "fused"):
                 shared = []
                 for q in qs:

@@ -738,12 +738,12 @@ READ_VIEWS_EMBEDDED = (
     f"RETURN v {_VIEW_FIELDS} AS v, v.hash AS hash, v.embedding AS embedding"
 )
 
-#: a hit of an index search: the view when it is in the pinned versions and in
-#: ``$repos`` (null: every repository), else null (the caller counts what the index
-#: gave, to tell a filtered-out hit from the index running out)
-_INDEX_HIT = (
-    f"CASE WHEN {seen('node')} AND ($repos IS NULL OR node.repo IN $repos) THEN node {_VIEW_FIELDS} END"
-)
+#: a hit of an index search is kept when it is in the pinned versions and in
+#: ``$repos`` (null: every repository); ``_INDEX_HIT`` is the view when kept, else null
+#: (the caller counts what the index gave, to tell a filtered-out hit from the index
+#: running out)
+_KEPT = f"{seen('node')} AND ($repos IS NULL OR node.repo IN $repos)"
+_INDEX_HIT = f"CASE WHEN {_KEPT} THEN node {_VIEW_FIELDS} END"
 
 #: BM25 over ``search``. The index's limit applies before the filters, so a caller
 #: that needs k over-fetches.
@@ -757,8 +757,7 @@ SEARCH_VIEWS_FULLTEXT = (
 #: than are kept (see ``ServerIndex.nearest``), and the kept ones are read by id
 SEARCH_VIEWS_VECTOR = (
     "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score "
-    f"RETURN collect({{id: CASE WHEN {seen('node')} AND ($repos IS NULL OR node.repo IN $repos) "
-    "THEN node.id END, score: score}) AS rows"
+    f"RETURN collect({{id: CASE WHEN {_KEPT} THEN node.id END, score: score}}) AS rows"
 )
 
 #: the embedded views of a repository in the version pinned, a page at a time (after

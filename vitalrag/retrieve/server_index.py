@@ -5,11 +5,15 @@ Neo4j server that holds views: dense search asks the vector index, BM25 the
 fulltext index (Lucene's BM25 over the same tokens bm25s sees), the walk the
 graph. Nothing local is read but the embedding model.
 
+The vector index is approximate (HNSW) and its search keeps as many candidates
+as it is asked for, so it is asked for ``HNSW_BEAM`` times the views kept (ids and
+scores only; the kept views are then read by id).
+
 ``--repo`` filters. Neo4j 5.26's vector index filters after its search, so:
 
 - a filter that keeps at least 1/8 of the views of the model's vector index
-  asks the index for 4k nearest views, keeps the allowed ones, and falls back
-  to the exact search below when fewer than k remain;
+  widens that beam by the index's size over the allowed views', keeps the
+  allowed hits, and falls back to the exact search below when fewer than k remain;
 - a narrower filter (fewer than 1/8 of them) searches exactly: every vector of
   the allowed repositories compared with the query's. The searcher reads a
   repository's vectors once per version (a version's views never change; the
