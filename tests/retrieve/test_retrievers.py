@@ -157,6 +157,20 @@ def test_unloadable_model_names_the_model_and_the_default(monkeypatch):
     assert "no-such-org/no-such-model-xyz" in msg and "all-MiniLM-L6-v2" in msg
 
 
+def test_a_model_name_the_hub_cannot_serve_fails_at_once(monkeypatch):
+    """Not in the cache and the hub unreachable: one clear error, not a minute of
+    the hub client's retries."""
+    for var in ("HF_HUB_OFFLINE", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "https://hub.vitalrag-test.invalid")
+    emb = SentenceTransformerEmbedder("no-such-org/no-such-model-xyz")
+    with pytest.raises(ModelLoadError) as info:
+        emb.encode(["x"])
+    msg = str(info.value)
+    assert "no-such-org/no-such-model-xyz" in msg and "all-MiniLM-L6-v2" in msg
+    assert "hub.vitalrag-test.invalid cannot be reached" in msg
+
+
 @pytest.mark.network
 def test_real_packaged_model_end_to_end(tmp_path, packaged_model):
     """The offline all-MiniLM-L6-v2: a natural-language query finds the function."""

