@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vitalrag.errors import StoreError
-from vitalrag.graph.store import GraphStore
+from vitalrag.graph.store import GraphStore, HeldGraph
 from vitalrag.model import CodeObject, Edge, UnresolvedRef
 
 
@@ -301,6 +301,20 @@ def test_export(store, graph, repo):
     assert ex["nodes"] == [o.to_dict() for o in sorted(graph.objects, key=lambda o: o.id)]
     assert ex["edges"] == [e.to_dict() for e in sorted(graph.edges, key=lambda e: e.key)]
     assert ex["unresolved"] == [u.to_dict() for u in sorted(graph.unresolved, key=lambda u: u.key)]
+
+
+def test_held_is_the_repository_keyed_for_a_delta(store, graph, repo):
+    """``held`` (what a re-index compares its new graph with): the repository's
+    objects, edges and unresolved references, none of another repository's."""
+    other = Graph(f"{repo}-other")
+    other.load(store)
+    held = store.held(repo)
+    assert held.objects == {o.id: o for o in graph.objects}
+    assert held.edges == {e.key: e.lines for e in graph.edges}
+    assert held.unresolved == {u.key: u.reason for u in graph.unresolved}
+    assert held == HeldGraph.of(store, repo)
+    assert store.held(other.r).objects == {o.id: o for o in other.objects}
+    assert store.held(f"{repo}-none") == HeldGraph({}, {}, {})
 
 
 def test_reupsert_is_idempotent(store, graph, repo):

@@ -52,34 +52,31 @@ def _write_delta(store: GraphStore, repo: str, objects: Sequence[CodeObject], ed
         store.set_meta(repo, meta)
         return Delta(objects_added=len(objects), edges_added=len(edges), sources_written=len(sources))
 
-    old = store.export(repo)
-    old_objects = {d["id"]: d for d in old["nodes"]}
+    old = store.held(repo)
     new_objects = {o.id: o for o in objects}
-    removed = [i for i in old_objects if i not in new_objects]
-    added = [o for i, o in new_objects.items() if i not in old_objects]
-    changed = [o for i, o in new_objects.items() if i in old_objects and o.to_dict() != old_objects[i]]
+    removed = [i for i in old.objects if i not in new_objects]
+    added = [o for i, o in new_objects.items() if i not in old.objects]
+    changed = [o for i, o in new_objects.items() if i in old.objects and o != old.objects[i]]
 
-    old_edges = {(e["source"], e["target"], e["kind"]): tuple(e["lines"]) for e in old["edges"]}
     new_edges = {e.key: e for e in edges}
-    gone_edges = [k for k in old_edges if k not in new_edges]
-    put_edges = [e for k, e in new_edges.items() if old_edges.get(k) != e.lines]
+    gone_edges = [k for k in old.edges if k not in new_edges]
+    put_edges = [e for k, e in new_edges.items() if old.edges.get(k) != e.lines]
 
-    old_refs = {(u["source"], u["kind"], u["name"], u["line"]): u["reason"] for u in old["unresolved"]}
     new_refs = {u.key: u for u in unresolved}
-    gone_refs = [k for k in old_refs if k not in new_refs]
-    put_refs = [u for k, u in new_refs.items() if old_refs.get(k) != u.reason]
+    gone_refs = [k for k in old.unresolved if k not in new_refs]
+    put_refs = [u for k, u in new_refs.items() if old.unresolved.get(k) != u.reason]
 
     # sources of files that are new or whose content changed
     changed_files = {o.id for o in added + changed if o.kind == "file"}
     new_sources = {fid: text for fid, text in sources.items() if fid in changed_files}
 
     # deletions first (removing an object removes its edges), then writes
-    gone_files = sorted(old_objects[i]["path"] for i in removed if old_objects[i]["kind"] == "file")
+    gone_files = sorted(old.objects[i].path for i in removed if old.objects[i].kind == "file")
     in_gone = set(gone_files)
     store.delete_edges(gone_edges)
     store.delete_unresolved(gone_refs)
     store.delete_files(repo, gone_files)
-    store.delete_objects([i for i in removed if old_objects[i]["path"] not in in_gone])
+    store.delete_objects([i for i in removed if old.objects[i].path not in in_gone])
     store.upsert_objects(added + changed)
     store.upsert_edges(put_edges)
     store.upsert_unresolved(put_refs)

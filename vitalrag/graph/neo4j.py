@@ -45,7 +45,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from vitalrag.errors import InputError, SchemaMismatch, StoreAuthError, StoreError, StoreUnavailable
 from vitalrag.graph import neo4j_queries as q
 from vitalrag.graph.neo4j_versions import Versions
-from vitalrag.graph.store import Direction, sorted_export
+from vitalrag.graph.store import Direction, HeldGraph, sorted_export
 from vitalrag.model import (
     DEFINITION_KINDS,
     SCHEMA_VERSION,
@@ -739,6 +739,9 @@ class Neo4jStore:
 
     def export(self, repo: str | None = None) -> dict[str, Any]:
         return sorted_export(self.find_objects(repo=repo), self.find_edges(repo=repo), self.unresolved(repo))
+
+    def held(self, repo: str) -> HeldGraph:
+        return HeldGraph.of(self, repo)
 
     # -- allocation provenance -------------------------------------------------
     def write_allocation(self, record: AllocationRecord, allocation_id: str | None = None) -> str:

@@ -46,7 +46,7 @@ import orjson
 import zstandard
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError
-from vitalrag.graph.store import Direction, edges_at, hops, sorted_export
+from vitalrag.graph.store import Direction, HeldGraph, edges_at, hops, sorted_export
 from vitalrag.model import DEFINITION_KINDS, SCHEMA_VERSION, CodeObject, Edge, NodeId, UnresolvedRef
 
 #: the format of the packs (``FILE_FORMAT`` of ``graph.memory`` for the JSON snapshots):
@@ -449,6 +449,9 @@ class PackedGraph:
     def export(self, repo: str | None = None) -> dict[str, Any]:
         objs = self.find_objects(repo=repo)
         return sorted_export(objs, self.find_edges(repo=repo), self.unresolved(repo))
+
+    def held(self, repo: str) -> HeldGraph:
+        return HeldGraph.of(self, repo)
 
     # -- GraphStore: the rest -------------------------------------------------------
     def close(self) -> None:

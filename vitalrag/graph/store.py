@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, file_id, split_lines
@@ -142,6 +143,28 @@ class GraphStore(Protocol):
     def export(self, repo: str | None = None) -> dict[str, Any]:
         """Sorted nodes (with every property), edges and unresolved references:
         two stores holding the same graph export equal values."""
+
+    def held(self, repo: str) -> HeldGraph:
+        """What the store holds of ``repo``, keyed for a re-index to compare with
+        (``graph.delta``): ``HeldGraph.of(self, repo)``, or faster."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeldGraph:
+    """One repository's graph in a store, unordered, keyed as a re-index compares it."""
+
+    objects: dict[NodeId, CodeObject]
+    #: (source, target, kind) -> lines
+    edges: dict[tuple[NodeId, NodeId, str], tuple[int, ...]]
+    #: (source, kind, name, line) -> reason
+    unresolved: dict[tuple[NodeId, str, str, int], str]
+
+    @classmethod
+    def of(cls, store: GraphStore, repo: str) -> HeldGraph:
+        """Through the store's reads (what a store without a faster way returns)."""
+        return cls({o.id: o for o in store.find_objects(repo=repo)},
+                   {e.key: e.lines for e in store.find_edges(repo=repo)},
+                   {u.key: u.reason for u in store.unresolved(repo)})
 
 
 def is_server_uri(location: str) -> bool:
