@@ -86,6 +86,15 @@ def test_stats(runner, indexed):
     assert data["pyr"]["objects"]["function"] == 9
 
 
+@pytest.mark.parametrize("command", ["stats", "objects", "edges"])
+def test_a_repository_filter_naming_no_repository_is_an_error(runner, indexed, command):
+    """A misspelt --repo lists nothing silently no more: one line, naming those there are."""
+    store, _ = indexed
+    r = runner.invoke(main, [command, "--store", str(store), "--repo", "pry"])
+    _assert_clean_error(r, "no repository 'pry'", "(have: pyr)")
+    assert runner.invoke(main, [command, "--store", str(store), "--repo", "pyr"]).exit_code == 0
+
+
 def _assert_clean_error(result, *fragments):
     assert result.exit_code != 0
     assert "Traceback" not in result.output

@@ -10,7 +10,7 @@ import click
 
 from vitalrag.cli.output import emit_json, progress_bar, stderr_console
 from vitalrag.errors import ObjectNotFound, VitalRAGError
-from vitalrag.graph.store import DEFAULT_STORE, GraphStore, object_lines, open_store
+from vitalrag.graph.store import DEFAULT_STORE, GraphStore, known_repositories, object_lines, open_store
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
 from vitalrag.model import EDGE_KINDS, NODE_KINDS, split_lines
 
@@ -23,9 +23,16 @@ store_option = click.option(
 )
 
 
-def _open(location: str, *, create: bool = False) -> GraphStore:
+def _open(location: str, *, create: bool = False, repo: str | None = None) -> GraphStore:
     # a read command sees one version of each repository of a server store
-    return open_store(location, create=create, held=not create)
+    store = open_store(location, create=create, held=not create)
+    if repo is not None:  # a misspelt name lists nothing: say so instead
+        try:
+            known_repositories(store, [repo])
+        except BaseException:
+            store.close()
+            raise
+    return store
 
 
 @click.command()
@@ -209,7 +216,7 @@ def _print_report(data: dict[str, Any], location: str) -> None:
 def objects(store_location: str, kind: str | None, path: str | None, repo: str | None,
             as_json: bool) -> None:
     """List code objects."""
-    store = _open(store_location)
+    store = _open(store_location, repo=repo)
     rows = [
         {"id": o.id, "kind": o.kind, "name": o.name, "qualname": o.qualname, "path": o.path,
          "start_line": o.start_line, "end_line": o.end_line}
@@ -229,7 +236,7 @@ def objects(store_location: str, kind: str | None, path: str | None, repo: str |
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (a list of edges).")
 def edges(store_location: str, kind: str | None, repo: str | None, as_json: bool) -> None:
     """List edges between code objects."""
-    store = _open(store_location)
+    store = _open(store_location, repo=repo)
     rows = [{"source": e.source, "target": e.target, "kind": e.kind}
             for e in store.find_edges(kind=kind, repo=repo)]
     if as_json:
@@ -282,7 +289,7 @@ def show(object_id: str, store_location: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def stats(store_location: str, repo: str | None, as_json: bool) -> None:
     """Counts of objects and edges by kind, per repository."""
-    store = _open(store_location)
+    store = _open(store_location, repo=repo)
     repos = [repo] if repo else store.repositories()
     data = {r: store.counts(r) for r in repos}
     if as_json:

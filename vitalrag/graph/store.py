@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from vitalrag.errors import InputError
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, file_id, split_lines
 
 Direction = Literal["out", "in", "both"]
@@ -165,6 +166,16 @@ class HeldGraph:
         return cls({o.id: o for o in store.find_objects(repo=repo)},
                    {e.key: e.lines for e in store.find_edges(repo=repo)},
                    {u.key: u.reason for u in store.unresolved(repo)})
+
+
+def known_repositories(store: GraphStore, names: Iterable[str]) -> list[str]:
+    """The store's repositories, once each of ``names`` is one of them; an
+    ``InputError`` naming the first that is not (and those there are) otherwise."""
+    have = store.repositories()
+    for name in names:
+        if name not in have:
+            raise InputError(f"no repository {name!r} in {store.location} (have: {', '.join(have) or 'none'})")
+    return have
 
 
 def is_server_uri(location: str) -> bool:

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from vitalrag.errors import InputError
-from vitalrag.graph.store import GraphStore
+from vitalrag.graph.store import GraphStore, known_repositories
 from vitalrag.model import CodeObject
 
 log = logging.getLogger(__name__)
@@ -48,9 +47,7 @@ def copy_store(src: GraphStore, dst: GraphStore, repo: str | None = None, *,
     unresolved references, file sources and metadata. ``dst`` is saved at the end."""
     start = time.perf_counter()
     repos = [repo] if repo is not None else src.repositories()
-    if repo is not None and not src.find_objects(repo=repo):
-        have = ", ".join(src.repositories()) or "none"
-        raise InputError(f"no repository {repo!r} in {src.location} (have: {have})")
+    known_repositories(src, repos)
     steps = 2 * len(repos)
     done = 0
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from vitalrag.errors import InputError, StoreNotFound
-from vitalrag.graph.store import GraphStore, is_server_uri, open_store
+from vitalrag.graph.store import GraphStore, is_server_uri, known_repositories, open_store
 from vitalrag.graph.version import Version, has_retrieval, load_consistent
 from vitalrag.model import ScoredView
 from vitalrag.retrieve.dense import Embedder, make_embedder
@@ -170,10 +170,7 @@ class Retriever:
         views of (every one: None), the repository of its file (or the only one
         searched), and the file's repo-relative path, its line checked."""
         names = list(query.repos)
-        repos = self.store.repositories()
-        for r in names:
-            if r not in repos:
-                raise InputError(f"no repository {r!r} in {self.store.location} (have: {', '.join(repos)})")
+        repos = known_repositories(self.store, names)
         candidates = names or repos
         allowed = frozenset(names) if names and not set(repos) <= set(names) else None
         if query.file is None:
