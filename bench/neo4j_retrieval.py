@@ -17,7 +17,7 @@ Copies of its views under other repository names fill Neo4j up to ``--views``
   (each search pinned to one version of each repository, as ``serve`` and the
   command line pin theirs);
   and dense search without ``--repo`` (every repository: the approximate vector
-  index, not the exact search a narrow filter gets), with its top-20 agreement;
+  index above ``server_index.EXACT_VIEWS`` views, exact below), with its top-20 agreement;
   beside each Neo4j row, the CPU each call cost this process and, when the server
   runs here (``scripts/neo4j-local``'s pidfile, or ``--server-pid``), the server:
   with calls in flight on 2 cores, their sum bounds the throughput.
@@ -199,7 +199,7 @@ def main() -> None:
                     *with_cpu(lambda r=retriever: timed(
                         lambda q: one_version(served, q, retriever=r, repo=repo, k=50), qs), pid))
             # without --repo: every repository of the index searched, so dense search runs
-            # on the approximate vector index (the single-repository server's case)
+            # on the approximate vector index above EXACT_VIEWS views (exact below)
             row("search dense, all repos, embedded store",
                 timed(lambda q: ref.search(q, retriever="dense", k=50), qs))
             row("search dense, all repos, Neo4j",

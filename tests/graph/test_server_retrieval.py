@@ -170,6 +170,8 @@ def test_repo_filters_every_retriever_on_the_server(neo4j_url, repo, tmp_path, o
              "--index-dir", str(tmp_path / "build"), "--json")
     if narrow:
         monkeypatch.setattr(server_index, "NARROW", 1)  # every filter short of all is narrow: exact search
+    else:
+        monkeypatch.setattr(server_index, "EXACT_VIEWS", 0)  # the vector index, however few the views
     monkeypatch.chdir(tmp_path)
     for retriever in ("bm25", "dense", "walk", "fused"):
         for only in (repo, other):
@@ -363,6 +365,7 @@ def test_the_vector_index_is_searched_with_a_wide_beam_and_only_the_kept_views_r
     for name in (repo, f"{repo}b"):
         _run("index", str(FIXTURES / "py_resolution"), "--store", neo4j_url, "--name", name, "--model", MODEL,
              "--index-dir", str(tmp_path / "build"), "--json")
+    monkeypatch.setattr(server_index, "EXACT_VIEWS", 0)  # the vector index, however few the views
     index = ServerIndex(Neo4jViews(store))
     asked: list[int] = []
     read: list[int] = []
@@ -388,6 +391,42 @@ def test_the_vector_index_is_searched_with_a_wide_beam_and_only_the_kept_views_r
         assert _rounded(everywhere) == _rounded(index._exact(vector, 5 + TIE_MARGIN, [repo, f"{repo}b"])[:5])
         assert _rounded(one) == _rounded(index._exact(vector, 5 + TIE_MARGIN, [repo])[:5])
         assert server_index.NARROW * models[repo] >= total  # (the filter was not narrow: no exact search)
+
+
+@pytest.mark.neo4j
+def test_a_search_over_few_views_is_exact_and_over_many_asks_the_vector_index(neo4j_url, repo, tmp_path,
+                                                                              open_neo4j, monkeypatch):
+    """Up to ``EXACT_VIEWS`` views searched (every repository, or those asked for),
+    every vector is compared, as the embedded store does; the vector index above."""
+    from vitalrag.graph.neo4j_views import Neo4jViews
+    from vitalrag.retrieve import server_index
+    from vitalrag.retrieve.dense import make_embedder
+    from vitalrag.retrieve.server_index import ServerIndex
+
+    store = open_neo4j()
+    for name in (repo, f"{repo}b"):
+        _run("index", str(FIXTURES / "py_resolution"), "--store", neo4j_url, "--name", name, "--model", MODEL,
+             "--index-dir", str(tmp_path / "build"), "--json")
+    index = ServerIndex(Neo4jViews(store))
+    asked: list[int] = []
+    rows = store._read_rows
+
+    def search(query: str, **params: object) -> list:
+        if query == q.SEARCH_VIEWS_VECTOR:
+            asked.append(params["n"])  # type: ignore[arg-type]
+        return rows(query, **params)
+
+    monkeypatch.setattr(store, "_read_rows", search)
+    vector = make_embedder(MODEL).encode(["make an engine and run it"])[0]
+    views = sum(m.views for m in index.models().values())
+    with store.snapshot():
+        for allowed in (None, frozenset({repo})):
+            exact = index.nearest(vector, 5, allowed)
+            assert exact and not asked, allowed
+            assert _rounded(exact) == _rounded(index._exact(vector, 5 + server_index.TIE_MARGIN,
+                                                            sorted(allowed or {repo, f"{repo}b"}))[:5])
+        monkeypatch.setattr(server_index, "EXACT_VIEWS", views - 1)
+        assert index.nearest(vector, 5, None) and len(asked) == 1
 
 
 @pytest.mark.neo4j
