@@ -102,12 +102,18 @@ def test_a_document_rescored_from_the_statistics_scores_what_the_index_gives_it(
     texts = _texts()
     index = SparseIndex.build(texts)
     df, total = _counted(texts)
-    docs = [code_tokens(t) for t in texts]
+    docs = [" ".join(code_tokens(t)) for t in texts]  # search texts
     for query in ("graph store snapshot store", "tokenize identifier parts", "allocate budget render", "zzz"):
         terms = code_tokens(query)
         rescored = bm25_rescore(terms, docs, df, len(texts), total)
         expected = dict(index.search(query, len(texts)))
         assert {i: s for i, s in enumerate(rescored) if s > 0} == expected, query
+    # neighbouring repeats each count (the text's spaces are shared between them)
+    repeats = ["store store store", "store graph store", "graph"]
+    index = SparseIndex.build(repeats)
+    rescored = bm25_rescore(["store"], repeats, {"store": 2, "graph": 2}, 3, 7)
+    assert dict(index.search("store", 3)) == {0: rescored[0], 1: rescored[1]} and rescored[2] == 0
+    assert rescored[0] > rescored[1]  # three of three against two of three
 
 
 

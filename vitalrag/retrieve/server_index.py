@@ -212,7 +212,7 @@ class ServerIndex:
         hits = _deepening(search, wanted, wanted if repos is None or self.views.scoped() else 4 * wanted)
         n_docs, total, per_repo = stats
         df = {t: sum(f.get(t, 0) for f in per_repo) for t in set(terms)}
-        scores = bm25_rescore(terms, [texts.get(v.id, "").split() for v, _ in hits], df, n_docs, total)
+        scores = bm25_rescore(terms, [texts.get(v.id, "") for v, _ in hits], df, n_docs, total)
         rescored = [(v, s) for (v, _), s in zip(hits, scores) if s > 0]
         return in_view_order(rescored)[:k]
 

@@ -10,7 +10,6 @@ import itertools
 import logging
 import math
 import os
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -124,32 +123,34 @@ EMPTY = "<empty>"
 LENGTHS_FILE = "lengths.npy"
 
 
-def bm25_rescore(query: Sequence[str], docs: Sequence[Sequence[str]], df: Mapping[str, int], n_docs: int,
+def bm25_rescore(query: Sequence[str], docs: Sequence[str], df: Mapping[str, int], n_docs: int,
                  total: int, *, k1: float = 1.5, b: float = 0.75) -> list[float]:
-    """bm25s's score of each of ``docs`` (a document's tokens) for the query tokens
-    ``query`` (a repeated token counts again, as bm25s sums it), in a collection of
-    ``n_docs`` documents of ``total`` length with document frequencies ``df``: the
-    arithmetic of ``bm25_scores`` and of bm25s's search (float32 weights summed in
-    float32 in query order), so a document scores what ``SparseIndex.search`` gives
-    it. A server's fulltext index finds the candidates; this ranks them as the
-    embedded store would."""
+    """bm25s's score of each of ``docs`` (a document's tokens joined by single
+    spaces: a view's search text) for the query tokens ``query`` (a repeated token
+    counts again, as bm25s sums it), in a collection of ``n_docs`` documents of
+    ``total`` length with document frequencies ``df``: the arithmetic of
+    ``bm25_scores`` and of bm25s's search (float32 weights summed in float32 in
+    query order), so a document scores what ``SparseIndex.search`` gives it. A
+    server's fulltext index finds the candidates; this ranks them as the embedded
+    store would. Term counts are substring counts of `` token `` in the text with
+    its spaces doubled (so that neighbouring matches do not share a space), and the
+    sums run over all documents at once, term by term (element for element the
+    same operations)."""
     terms = [t for t in query if df.get(t, 0) > 0]
-    if not terms or not n_docs:
+    if not terms or not n_docs or not docs:
         return [0.0] * len(docs)
-    idf = {t: np.float32(math.log(1 + (n_docs - df[t] + 0.5) / (df[t] + 0.5))) for t in set(terms)}
     avg = np.float64(total) / n_docs
-    out = []
-    for doc in docs:
-        counts = Counter(doc)
-        length = len(doc) or 1
-        norm = k1 * ((1 - b) + b * length / avg)
-        score = np.float32(0.0)
-        for t in terms:
-            tf = counts.get(t, 0)
-            if tf:
-                score = np.float32(score + np.float32(idf[t] * (np.float32(tf) / (norm + np.float32(tf)))))
-        out.append(float(score))
-    return out
+    lengths = np.fromiter((d.count(" ") + 1 if d else 1 for d in docs), dtype=np.float64, count=len(docs))
+    norm = k1 * ((1 - b) + b * lengths / avg)
+    spaced = [f" {d.replace(' ', '  ')} " for d in docs]
+    score = np.zeros(len(docs), dtype=np.float32)
+    for t in terms:
+        idf = np.float32(math.log(1 + (n_docs - df[t] + 0.5) / (df[t] + 0.5)))
+        needle = f" {t} "
+        tf = np.fromiter((d.count(needle) for d in spaced), dtype=np.float32, count=len(docs))
+        weight = (idf * (tf / (norm + tf))).astype(np.float32)  # 0 where the term is absent
+        score = (score + weight).astype(np.float32)
+    return [float(x) for x in score]
 
 
 class SparseIndex:
