@@ -12,7 +12,8 @@ scores only; the kept views are then read by id).
 A search over at most ``EXACT_VIEWS`` views (the repositories searched, all of
 them or those ``--repo`` names) is exact, as below: the same hits as the
 embedded store's. With one repository of this package in the store (7,000 views),
-the vector index at 8 times the beam still changed 8 of 40 contexts.
+the vector index at 8 times the beam still changed 4 to 8 of 40 contexts
+(``bench/neo4j_retrieval.py --views 1``, over several runs).
 
 ``--repo`` filters. Neo4j 5.26's vector index filters after its search, so:
 
