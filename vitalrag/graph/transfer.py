@@ -46,8 +46,9 @@ def copy_store(src: GraphStore, dst: GraphStore, repo: str | None = None, *,
     """Copy one repository (or all of ``src``) into ``dst``: objects, edges,
     unresolved references, file sources and metadata. ``dst`` is saved at the end."""
     start = time.perf_counter()
+    if repo is not None:
+        known_repositories(src, [repo])
     repos = [repo] if repo is not None else src.repositories()
-    known_repositories(src, repos)
     steps = 2 * len(repos)
     done = 0
 
