@@ -358,6 +358,32 @@ def test_a_member_shows_the_definition_line_of_its_retrieved_class(counter):
     assert off.slots[0].spans == ((13, 14),)
 
 
+def test_a_member_shows_every_retrieved_container_line_above_it_but_never_a_file_line(counter):
+    """Containers far up the file (multi-digit line numbers the descriptor names too):
+    the member fitting whole shows each container's definition line; the file
+    object, which holds them all, has none to show."""
+    src = (['"""The module."""'] + ["x = 0"] * 98 + ["class Outer:"] + ["    a = 1"] * 149
+           + ["    class Inner:"] + ["        b = 2"] * 49 + ["        def parse(self, text):"]
+           + [f"            text = text.replace('{i}', '[{i}]')" for i in range(9)] + ["            return text"]
+           + ["        c = 3"] * 9)
+    def part(first: int, last: int) -> str:
+        return "\n".join(src[first - 1:last])
+    module = obj("pkg/a.py", "pkg/a.py", part(1, len(src)), start=1, kind="file")
+    outer = obj("pkg/a.py", "Outer", part(100, len(src)), start=100, kind="class")
+    inner = obj("pkg/a.py", "Outer.Inner", part(250, len(src)), start=250, kind="class")
+    member = obj("pkg/a.py", "Outer.Inner.parse", part(300, 310), start=300, kind="method")
+    views = [sv(member, 2.0), sv(outer, 1.0, "signature", text="class Outer:"),
+             sv(inner, 0.9, "signature", text="    class Inner:"), sv(module, 0.8, "docstring", text="The module.")]
+    alloc = run("parse", views, [module, outer, inner, member], counter=counter, budget=4096,
+                policy=FillPolicy(outer_lines=True, outline=0.0))
+    slot = alloc.record.slots[0]
+    assert slot.key == member.key and not slot.clipped
+    assert slot.spans == ((100, 100), (250, 250), (300, 310))
+    head, shown = parse(alloc.parts[0])
+    assert head["spans"] == "100,250,300-310" and shown[100] == "class Outer:" and 1 not in shown
+    assert counter.count(alloc.text) == alloc.record.tokens
+
+
 _LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"),
                 max_size=30)
 

@@ -201,7 +201,9 @@ class FillPolicy:
             for c in cands:
                 by_file.setdefault(c.text.file, []).append(c)
             for c in cands:
-                outer = [o.text for o in by_file[c.text.file] if _contains(o.text, c.text)]
+                # a file (or module) has no definition line: its first line would be noise
+                outer = [o.text for o in by_file[c.text.file]
+                         if o.text.kind not in _NO_DEFINITION_LINE and _contains(o.text, c.text)]
                 if outer:
                     self_outer[c.key] = sorted(outer, key=lambda t: t.start_line)
         slots: list[_Slot] = []
@@ -339,8 +341,12 @@ class FillPolicy:
             code = o.lines[line - o.start_line].rstrip()
             prefix += (f"{line:>{width}} {code}\n" if self.line_numbers else code + "\n") + GAP
             lines.append(line)
-        # (two tokens of slack: joined to the member's text it may tokenize a little longer)
-        return prefix, lines, counter.count(prefix) + 2 if prefix else 0
+        if not prefix:
+            return prefix, lines, 0
+        # the descriptor names these lines too (``_render``); two tokens of slack: joined
+        # to the member's text, the prefix may tokenize a little longer
+        named = ",".join(map(str, lines)) + ","
+        return prefix, lines, counter.count(prefix) + counter.count(named) + 2
 
     def _render(self, s: _Slot, budget: int, call: CallSite | None, request: AllocationRequest,
                 full: Rendering, outer: tuple[str, list[int], int] = ("", [], 0)) -> Rendering:
@@ -361,7 +367,9 @@ class FillPolicy:
         if n > budget:  # the joined text tokenizes longer than its parts: the member alone
             return render_for_agent(s.cand.text, request.query_tokens, budget, request.counter,
                                     focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
-        return Rendering(text, n, r.full_tokens + extra, tuple(sorted({*((x, x) for x in lines), *r.spans})))
+        # d: exact when the member is shown whole, else the estimate its share was given
+        full_tokens = n if not r.clipped else max(n, r.full_tokens + extra)
+        return Rendering(text, n, full_tokens, tuple(sorted({*((x, x) for x in lines), *r.spans})))
 
     def _finish(self, request: AllocationRequest, slots: Sequence[_Slot], renders: Sequence[Rendering],
                 groups: Sequence[ObjectGroup], fates: Mapping[ObjectKey, str]) -> Allocation:
@@ -404,6 +412,10 @@ class FillPolicy:
                                extra_params={"k_min": p.k, "tests": self.tests,
                                              "line_numbers": self.line_numbers, "unit": "object",
                                              "rendering": "agent"})
+
+
+#: kinds of object that contain others but have no definition line to show above them
+_NO_DEFINITION_LINE = frozenset({"repository", "module", "file"})
 
 
 def definition_line(obj: ObjectText) -> int | None:
