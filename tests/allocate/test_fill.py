@@ -91,6 +91,24 @@ def test_filling_stops_when_the_next_share_would_fall_under_the_floor(counter):
     assert any("under its floor" in v.reason for v in dropped)
 
 
+def test_a_small_budget_guarantees_fewer_slots_so_the_first_object_is_not_squeezed(counter):
+    """At B=1,024 Eq. 4 over K=5 slots keeps four floors of 128 for the later slots and
+    the first object gets 512; vital-fill guarantees 4 slots there (a mean share of two
+    floors each), so the first gets 640. The paper's ``vital`` keeps its K."""
+    big = [obj("pkg/big.py", f"f{i}", "\n".join([f"def f{i}():"] + [f"    x_{j} = compute({j}, {i})"
+                                                                     for j in range(80)]),
+               start=100 * i + 1) for i in range(6)]
+    views = [sv(o, 1.0 - i / 10) for i, o in enumerate(big)]
+    rec = run("compute", views, big, counter=counter, budget=1024, b_obj=1024, b_min=128).record
+    assert rec.params["k_min"] == 4
+    assert 512 < rec.slots[0].tokens <= 640 and rec.slots[0].b == rec.slots[0].tokens
+    assert rec.tokens <= 1024
+    assert FillPolicy.guaranteed(5, 1024, 128) == 4 and FillPolicy.guaranteed(5, 1280, 128) == 5
+    assert FillPolicy.guaranteed(5, 100, 128) == 1 and FillPolicy.guaranteed(5, 1024, 0) == 5
+    vital = allocate("compute", views, policy="vital", source=MappingObjectSource({o.key: o for o in big}),
+                     counter=counter, budget=1024, b_obj=1024, b_min=128).record
+    assert len(vital.slots) == 5 and vital.slots[0].tokens <= 512
+
 @given(data=candidate_sets(), p=params, query=queries, tests=st.sampled_from(["auto", "include", "exclude"]))
 def test_shares_and_renderings_hold_their_promises(counter, data, p, query, tests):
     objects, views = data
