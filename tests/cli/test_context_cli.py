@@ -88,6 +88,24 @@ def test_explain_shows_slots_and_merged_views(runner, store):
     assert "\x1b[" not in out  # plain when not a terminal
 
 
+
+def test_explain_fits_the_width_asked_for_without_squeezing_the_reasons(runner, store):
+    """Piped output is 200 columns wide unless COLUMNS says otherwise; the tables then
+    fold ids and reasons into that width rather than printing past it or cutting a
+    reason into a few letters a line."""
+    result = runner.invoke(main, ["explain", QUERY, "--store", store, "--policy", "vital"],
+                           env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    # the reasons wrap at words: none of the slots' reasons' words is cut, nor the views'
+    words = {w for s in context(QUERY, store=store, policy="vital").record.slots
+             for w in s.reason.split() if w.isalpha() and len(w) <= 12}
+    assert {"ranked", "object", "shares"} <= words
+    assert all(w in result.stdout for w in words | {"represents", "merged into"})
+    wide = runner.invoke(main, ["explain", QUERY, "--store", store, "--policy", "vital"]).stdout
+    assert max(len(line) for line in wide.splitlines()) == 200
+
 def test_explain_writes_a_self_contained_html_report(runner, store, tmp_path):
     out = tmp_path / "report.html"
     result = runner.invoke(main, ["explain", QUERY, "--store", store, "--html", str(out)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -103,7 +104,8 @@ def print_record(record: AllocationRecord, console: Console | None = None) -> No
     if console is None:
         # the tables are this command's data: stdout, plain and wide when piped
         tty = sys.stdout.isatty()
-        console = Console(file=sys.stdout, highlight=False, width=None if tty else 200)
+        wide = tty or os.environ.get("COLUMNS", "").isdigit()  # a terminal's width, or the one asked for
+        console = Console(file=sys.stdout, highlight=False, width=None if wide else 200)
     p = record.params
     budget = p.get("budget", "?")
     settings = "  ".join(f"{k}={v}" for k, v in p.items() if k != "budget")
@@ -117,12 +119,11 @@ def print_record(record: AllocationRecord, console: Console | None = None) -> No
         if v.status == "merged" and v.slot is not None:
             merged_count[v.slot] = merged_count.get(v.slot, 0) + 1
     slots = Table(title=f"selected objects ({len(record.slots)})", title_justify="left",
-                  box=box.SIMPLE_HEAD)
+                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for name, right in (("slot", True), ("role", False), ("object", False), ("lines", False),
                         ("score", True), ("d", True), ("b", True), ("used", True),
                         ("clipped", False), ("merged", True), ("why", False)):
-        slots.add_column(name, justify="right" if right else "left", no_wrap=name != "why",
-                         overflow="fold" if name == "why" else "ellipsis")
+        _column(slots, name, right)
     for s in record.slots:
         shown = (spans_text(s.spans) or "-") if s.tokens else "-"
         slots.add_row(*(Text(str(c)) for c in (
@@ -131,17 +132,26 @@ def print_record(record: AllocationRecord, console: Console | None = None) -> No
     console.print(slots)
 
     views = Table(title=f"candidate views ({len(record.views)})", title_justify="left",
-                  box=box.SIMPLE_HEAD)
+                  box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for name, right in (("rank", True), ("score", True), ("object", False), ("view", False),
                         ("fate", False), ("why", False)):
-        views.add_column(name, justify="right" if right else "left", no_wrap=name != "why",
-                         overflow="fold" if name == "why" else "ellipsis")
+        _column(views, name, right)
     by_id = {v.view_id: v for v in record.views}
     for v in record.views:
         views.add_row(*(Text(str(c)) for c in (
             v.rank, f"{v.score:.4f}", v.object_key, view_label(v.view_id, v.object_key),
             *_fate(v, by_id))))
     console.print(views)
+
+
+def _column(table: Any, name: str, right: bool) -> None:
+    """A column of the record's tables: numbers and short labels on one line; ids,
+    views, lines and reasons fold into the width left, none under a few words wide,
+    so a long id cannot squeeze a reason to a few letters a line."""
+    if name in ("object", "why", "view", "lines"):
+        table.add_column(name, overflow="fold", min_width=8 if name == "lines" else 12)
+    else:
+        table.add_column(name, justify="right" if right else "left", no_wrap=True)
 
 
 @click.command("context")
