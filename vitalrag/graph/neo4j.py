@@ -691,8 +691,11 @@ class Neo4jStore:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
-        records = self._read_rows(q.SAME_FILE, ids=wanted, kinds=sorted(DEFINITION_KINDS))
-        peers = {r["id"]: sorted(r["peers"]) for r in records}
+        peers: dict[NodeId, list[NodeId]] = {}
+        for r in self._read_rows(q.SAME_FILE, ids=wanted, kinds=sorted(DEFINITION_KINDS)):
+            defs = sorted(r["defs"])
+            for i in r["ids"]:
+                peers[i] = [d for d in defs if d != i]
         return {i: peers[i] for i in wanted if i in peers}
 
     def unresolved(self, repo: str | None = None) -> list[UnresolvedRef]:

@@ -483,12 +483,17 @@ def neighbor_hop(types: str, direction: str) -> str:
     return _hop(types, direction, "DISTINCT b.id AS id")
 
 
+#: per file of the given objects, those objects and the file's definitions: each file
+#: is matched and sent once, however many of its objects are asked about (a walk's
+#: frontier holds hundreds, many in one file); the caller leaves each object out of
+#: its own peers
 SAME_FILE = (
     "UNWIND $ids AS id "
     f"MATCH (n:CodeObject {{id: id}}) WHERE {seen('n')} "
-    "OPTIONAL MATCH (p:CodeObject {repo: n.repo, path: n.path}) "
-    f"WHERE p.id <> n.id AND p.kind IN $kinds AND {seen('p')} "
-    "WITH n.id AS id, collect(p.id) AS peers RETURN collect({id: id, peers: peers}) AS rows"
+    "WITH n.repo AS repo, n.path AS path, collect(DISTINCT n.id) AS ids "
+    "OPTIONAL MATCH (p:CodeObject {repo: repo, path: path}) "
+    f"WHERE p.kind IN $kinds AND {seen('p')} "
+    "WITH ids, collect(p.id) AS defs RETURN collect({ids: ids, defs: defs}) AS rows"
 )
 
 _UNRESOLVED_FIELDS = "u {.source, .kind, .name, .line, .reason}"
