@@ -92,7 +92,7 @@ class PackedReads:
     one-shot CLI command reads): every read of the suite checks that both agree."""
 
     READS = frozenset({"get_objects", "find_objects", "find_edges", "edges_of", "adjacent", "neighbors",
-                       "same_file", "unresolved", "source", "sources", "file_objects", "get_meta", "repositories", "counts", "export",
+                       "same_file", "unresolved", "source", "sources", "file_objects", "file_spans", "get_meta", "repositories", "counts", "export",
                        "held"})
 
     def __init__(self, folder: Path) -> None:

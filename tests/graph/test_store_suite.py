@@ -271,6 +271,10 @@ def test_sources_and_file_objects_of_many_files_at_once(store, graph):
         assert objs == single and objs == sorted(objs, key=lambda o: o.id) and len(objs) >= 2
     assert [o.qualname for o in found[i["pkg/a.py"]]] == ["a.py", "Base", "Base.run", "helper"]
     assert store.file_objects([f"{graph.r}:nope.py"]) == {}
+    # the same objects as spans: where each lies
+    assert store.file_spans(files) == {f: [(o.id, o.kind, o.start_line, o.end_line) for o in objs]
+                                       for f, objs in found.items()}
+    assert store.file_spans([f"{graph.r}:nope.py"]) == {} and store.file_spans([]) == {}
 
 
 def test_meta_is_replaced_per_repository(store, graph, repo):

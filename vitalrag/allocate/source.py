@@ -28,7 +28,7 @@ from vitalrag.allocate.provenance import (
     object_file,
     object_identifier,
 )
-from vitalrag.graph.store import GraphStore
+from vitalrag.graph.store import GraphStore, Span
 from vitalrag.model import DEFINITION_KINDS, CodeObject, View, file_id, split_lines
 
 log = logging.getLogger(__name__)
@@ -144,8 +144,8 @@ class GraphObjectSource:
         # every file's text and definitions in two reads (a server store: two round trips)
         fids = list(dict.fromkeys(file_id(o.repo, o.path) for o in found.values()))
         files = {fid: split_lines(text) for fid, text in self.store.sources(fids).items()}
-        defs = {fid: [o for o in objs if o.kind in DEFINITION_KINDS and o.start_line >= 1]
-                for fid, objs in self.store.file_objects([f for f in fids if f in files]).items()}
+        defs = {fid: [s for s in spans if s[1] in DEFINITION_KINDS and s[2] >= 1]
+                for fid, spans in self.store.file_spans([f for f in fids if f in files]).items()}
         out: dict[ObjectKey, ObjectText] = {}
         for key in keys:
             obj = found.get(key)
@@ -170,15 +170,17 @@ class GraphObjectSource:
         return {k: frozenset(peers) for k, peers in self.store.same_file(keys).items()}
 
 
-def _children(obj: CodeObject, defs: Sequence[CodeObject]) -> tuple[tuple[int, int, ObjectKey], ...]:
+def _children(obj: CodeObject, defs: Sequence[Span]) -> tuple[tuple[int, int, ObjectKey], ...]:
     """The definitions directly inside ``obj`` (inside it, and inside no other
-    definition that is inside it), in source order."""
-    inner = [d for d in defs if d.id != obj.id and obj.start_line <= d.start_line
-             and d.end_line <= obj.end_line and (d.start_line, d.end_line) != (obj.start_line, obj.end_line)]
-    inner.sort(key=lambda d: (d.start_line, -d.end_line))
+    definition that is inside it), in source order; ``defs``: the file's, as
+    ``file_spans`` gives them."""
+    inner = [(start, end, oid) for oid, _, start, end in defs
+             if oid != obj.id and obj.start_line <= start and end <= obj.end_line
+             and (start, end) != (obj.start_line, obj.end_line)]
+    inner.sort(key=lambda d: (d[0], -d[1]))
     out: list[tuple[int, int, ObjectKey]] = []
-    for d in inner:
-        if out and d.end_line <= out[-1][1]:
+    for start, end, oid in inner:
+        if out and end <= out[-1][1]:
             continue  # nested in the previous child
-        out.append((d.start_line, d.end_line, d.id))
+        out.append((start, end, oid))
     return tuple(out)

@@ -40,7 +40,7 @@ from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFo
 from vitalrag.graph import packed
 from vitalrag.kernel.files import read_gzipped, replacing
 from vitalrag.kernel.locks import folder_lock
-from vitalrag.graph.store import Direction, GraphStore, HeldGraph, edges_at, hops, sorted_export
+from vitalrag.graph.store import Direction, GraphStore, HeldGraph, Span, edges_at, hops, sorted_export, spans_of
 from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
 from vitalrag.model import (
     DEFINITION_KINDS,
@@ -440,6 +440,9 @@ class MemoryStore:
     def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
         return {f.id: self.find_objects(repo=f.repo, path=f.path)
                 for f in self.get_objects(file_nodes).values()}
+
+    def file_spans(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[Span]]:
+        return spans_of(self.file_objects(file_nodes))
 
     def get_meta(self, repo: str) -> dict[str, Any]:
         return dict(self._meta.get(repo, {}))

@@ -45,7 +45,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from vitalrag.errors import InputError, SchemaMismatch, StoreAuthError, StoreError, StoreUnavailable
 from vitalrag.graph import neo4j_queries as q
 from vitalrag.graph.neo4j_versions import Versions
-from vitalrag.graph.store import Direction, HeldGraph, sorted_export
+from vitalrag.graph.store import Direction, HeldGraph, Span, sorted_export
 from vitalrag.model import (
     DEFINITION_KINDS,
     SCHEMA_VERSION,
@@ -718,6 +718,13 @@ class Neo4jStore:
             for r in self._read_rows(q.FILE_OBJECTS, ids=list(chunk)):
                 found.setdefault(r["file"], []).append(CodeObject.from_dict(r["n"]))
         return {f: sorted(objs, key=lambda o: o.id) for f, objs in found.items()}
+
+    def file_spans(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[Span]]:
+        found: dict[NodeId, list[Span]] = {}
+        for chunk in _chunks(list(dict.fromkeys(file_nodes)), self.settings.batch_size):
+            for f, *span in self._read_rows(q.FILE_SPANS, ids=list(chunk)):
+                found.setdefault(f, []).append(tuple(span))
+        return {f: sorted(spans) for f, spans in found.items()}
 
     def get_meta(self, repo: str) -> dict[str, Any]:
         records = self._read(q.GET_META, repo=repo)

@@ -517,6 +517,13 @@ FILE_OBJECTS = (
     "RETURN collect({file: f.id, n: n {.*}}) AS rows"
 )
 
+#: ``FILE_OBJECTS`` with four fields of each object (``file_spans``)
+FILE_SPANS = (
+    f"UNWIND $ids AS id MATCH (f:CodeObject {{id: id}}) WHERE {seen('f')} "
+    f"MATCH (n:CodeObject {{repo: f.repo, path: f.path}}) WHERE {seen('n')} "
+    "RETURN collect([f.id, n.id, n.kind, n.start_line, n.end_line]) AS rows"
+)
+
 GET_META = f"MATCH (m:RepositoryMeta {{repo: $repo}}) WHERE {seen('m')} RETURN m.json AS json"
 
 REPOSITORIES = f"MATCH (n:CodeObject {{kind: 'repository'}}) WHERE {seen('n')} RETURN n.id AS id"

@@ -46,7 +46,7 @@ import orjson
 import zstandard
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError
-from vitalrag.graph.store import Direction, HeldGraph, edges_at, hops, sorted_export
+from vitalrag.graph.store import Direction, HeldGraph, Span, edges_at, hops, sorted_export, spans_of
 from vitalrag.model import DEFINITION_KINDS, SCHEMA_VERSION, CodeObject, Edge, NodeId, UnresolvedRef
 
 #: the format of the packs (``FILE_FORMAT`` of ``graph.memory`` for the JSON snapshots):
@@ -418,6 +418,9 @@ class PackedGraph:
     def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
         return {f.id: self.find_objects(repo=f.repo, path=f.path)
                 for f in self.get_objects(file_nodes).values()}
+
+    def file_spans(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[Span]]:
+        return spans_of(self.file_objects(file_nodes))
 
     def get_meta(self, repo: str) -> dict[str, Any]:
         if self._meta is None:

@@ -20,6 +20,14 @@ Direction = Literal["out", "in", "both"]
 
 DEFAULT_STORE = ".vitalrag"
 
+#: where an object lies in its file: (id, kind, start_line, end_line)
+Span = tuple[NodeId, str, int, int]
+
+
+def spans_of(found: Mapping[NodeId, Sequence[CodeObject]]) -> dict[NodeId, list[Span]]:
+    """``file_objects``' answer as ``file_spans``'."""
+    return {f: [(o.id, o.kind, o.start_line, o.end_line) for o in objs] for f, objs in found.items()}
+
 
 @runtime_checkable
 class GraphStore(Protocol):
@@ -133,6 +141,11 @@ class GraphStore(Protocol):
     def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
         """For each of ``file_nodes`` that exists, the objects of its file (the file
         node too), sorted by id: ``find_objects(repo=, path=)`` for many files at once."""
+
+    def file_spans(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[Span]]:
+        """``file_objects`` as (id, kind, start_line, end_line): where each object of
+        the files lies, what rendering reads to find a class's members (a server
+        sends this in a fraction of the whole objects' size)."""
 
     def get_meta(self, repo: str) -> dict[str, Any]: ...
 
