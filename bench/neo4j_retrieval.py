@@ -23,6 +23,10 @@ Copies of its views under other repository names fill Neo4j up to ``--views``
   with calls in flight on 2 cores, their sum bounds the throughput.
 
 Everything written goes under a repository prefix of its own and is removed at the end.
+
+To compare two trees of vitalrag, pass both the same copy of the package (``git
+archive``): the default PATH is the checkout's own code, so a change to it changes
+the corpus and the sampled questions too.
 """
 
 from __future__ import annotations

@@ -252,6 +252,40 @@ def test_a_search_while_a_version_is_written_finds_k_views_of_the_live_one(open_
         assert sorted(v.id for v, _ in nearest if v.repo == repo) == sorted(v.id for v in live)
 
 
+
+@pytest.mark.neo4j
+def test_a_rescored_search_reads_past_the_unswitched_views_it_leaves_out(open_neo4j, repo):
+    """With BM25 statistics the server's hits are rescored from their search texts
+    (``fulltext_terms``): the hits it leaves out (an unswitched version's, here all of
+    Lucene's first 20: shorter texts score higher) still count as fetched, so the
+    search asks for more instead of taking the index for exhausted."""
+    from collections import Counter
+
+    import numpy as np
+
+    writer, reader = open_neo4j(), open_neo4j()
+    writer.upsert_objects([obj(repo, "repository"), obj(repo, "file", "a.py")])
+    views = Neo4jViews(writer)
+
+    def make(tag: str, n: int, pad: str) -> list[View]:
+        return [View(f"{repo}|{tag}{i}", f"{repo}:a.py", "body", "a.py", 1, 1, f"needle {tag}{i}{pad}", f"{tag}{i}",
+                     repo=repo) for i in range(n)]
+
+    def stats(vs: list[View]) -> tuple[Counter[str], int]:
+        return Counter(t for v in vs for t in set(v.text.split())), sum(len(v.text.split()) for v in vs)
+
+    live = make("old", 5, " pad pad pad pad pad pad")
+    views.write_repository(repo, live, str.split, np.ones((5, 8), dtype=np.float32), "m", stats(live))
+    with writer.writing([repo]):
+        every = live + make("new", 40, "")
+        views.write_repository(repo, every, str.split, np.ones((45, 8), dtype=np.float32), "m", stats(every))
+        index = ServerIndex.open(reader)
+        assert index is not None and index.statistics() is not None
+        found, fetched = Neo4jViews(reader).fulltext_terms(["needle"], 20, [repo])
+        assert fetched == 20 and found == []  # Lucene's first 20 are the unswitched version's
+        hits = index.bm25("needle", 5, frozenset([repo]))
+        assert sorted(v.id for v, _ in hits) == sorted(v.id for v in live)
+
 @pytest.mark.neo4j
 def test_layout_1_data_becomes_version_0(open_neo4j, repo):
     store = open_neo4j()

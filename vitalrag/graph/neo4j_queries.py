@@ -764,6 +764,15 @@ SEARCH_VIEWS_FULLTEXT = (
     f"RETURN collect({{v: {_INDEX_HIT}, score: score, search: node.search}}) AS rows"
 )
 
+#: ``SEARCH_VIEWS_FULLTEXT`` with only what rescoring needs of each hit: its id,
+#: repository and search text (an empty list: not in the pinned versions or in
+#: ``$repos``; not null, which ``collect`` would leave out, and the caller counts every
+#: hit to tell whether the index has more); the views kept are read by id (``READ_VIEWS``)
+SEARCH_VIEW_TERMS = (
+    "CALL db.index.fulltext.queryNodes($index, $text, {limit: $n}) YIELD node, score "
+    f"RETURN collect(CASE WHEN {_KEPT} THEN [node.id, node.repo, node.search] ELSE [] END) AS rows"
+)
+
 #: approximate (HNSW) nearest views, as ids (null: not in the pinned versions or in
 #: ``$repos``) and scores, Neo4j's (1 + cosine) / 2: the index is asked for many more
 #: than are kept (see ``ServerIndex.nearest``), and the kept ones are read by id

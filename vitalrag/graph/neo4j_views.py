@@ -209,22 +209,33 @@ class Neo4jViews:
         """Up to ``n`` views by BM25 over their search text (Lucene's scorer), then
         kept when in the pinned versions and in ``repos`` (asked of the index itself
         when it is ``scoped``); terms are escaped, never Lucene syntax."""
+        records = self._fulltext(q.SEARCH_VIEWS_FULLTEXT, terms, n, repos)
+        kept = [r for r in records if r["v"] is not None]
+        return Found([(View.from_dict(r["v"]), float(r["score"])) for r in kept], len(records),
+                     {r["v"]["id"]: r["search"] or "" for r in kept})
+
+    def fulltext_terms(self, terms: Sequence[str], n: int, repos: Sequence[str] | None
+                       ) -> tuple[list[tuple[str, str, str]], int]:
+        """``fulltext``'s hits as (view id, repository, search text) in Lucene's order,
+        and how many the index gave: what rescoring reads, without the views."""
+        rows = self._fulltext(q.SEARCH_VIEW_TERMS, terms, n, repos)
+        return [(r[0], r[1], r[2] or "") for r in rows if r], len(rows)
+
+    def _fulltext(self, query_text: str, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> list[Any]:
         scoped = self.scoped()
         query = q.lucene_query(terms, repos=repos if scoped else None)
         if not query:
-            return Found([], 0)
+            return []
         try:
-            records = self.store._read_rows(q.SEARCH_VIEWS_FULLTEXT, text=query, n=n,
-                                            index=q.VIEW_FULLTEXT_INDEX if scoped else q.OLD_VIEW_FULLTEXT_INDEX,
-                                            repos=None if repos is None else list(repos))
+            return self.store._read_rows(query_text, text=query, n=n,
+                                         index=q.VIEW_FULLTEXT_INDEX if scoped else q.OLD_VIEW_FULLTEXT_INDEX,
+                                         repos=None if repos is None else list(repos))
         except StoreError:
             self._scoped = None
             if scoped or not self.scoped():
                 raise
-            return self.fulltext(terms, n, repos)  # a writer scoped the views and dropped the old index since
-        kept = [r for r in records if r["v"] is not None]
-        return Found([(View.from_dict(r["v"]), float(r["score"])) for r in kept], len(records),
-                     {r["v"]["id"]: r["search"] or "" for r in kept})
+            # a writer scoped the views and dropped the old index since
+            return self._fulltext(query_text, terms, n, repos)
 
     def statistics(self) -> dict[str, tuple[int, int, int]]:
         """Each repository's BM25 statistics as its writer recorded them: the

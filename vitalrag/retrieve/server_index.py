@@ -201,21 +201,23 @@ class ServerIndex:
             first = k if repos is None or self.views.scoped() else 4 * k
             return in_view_order(_deepening(lambda n: self.views.fulltext(terms, n, repos), k, first))
         # Lucene's top 4k (of the allowed repositories) are the candidates, scored as
-        # bm25s scores them
-        texts: dict[str, str] = {}
-
-        def search(n: int) -> Found:
-            found = self.views.fulltext(terms, n, repos)
-            texts.update(found.search)
-            return found
-
+        # bm25s scores them; only their search texts are read, then the k kept views
         wanted = 4 * k
-        hits = _deepening(search, wanted, wanted if repos is None or self.views.scoped() else 4 * wanted)
+        n = wanted if repos is None or self.views.scoped() else 4 * wanted
+        while True:  # as _deepening: until wanted are kept or the index has no more
+            found, fetched = self.views.fulltext_terms(terms, n, repos)
+            if len(found) >= wanted or fetched < n:
+                break
+            n *= 4
+        found = found[:wanted]
         n_docs, total, per_repo = stats
         df = {t: sum(f.get(t, 0) for f in per_repo) for t in set(terms)}
-        scores = bm25_rescore(terms, [texts.get(v.id, "") for v, _ in hits], df, n_docs, total)
-        rescored = [(v, s) for (v, _), s in zip(hits, scores) if s > 0]
-        return in_view_order(rescored)[:k]
+        scores = bm25_rescore(terms, [search for _, _, search in found], df, n_docs, total)
+        # in view order (``in_view_order``): best first, equal ones by repository and id
+        best = sorted(((float(s), repo, vid) for (vid, repo, _), s in zip(found, scores) if s > 0),
+                      key=lambda h: (-h[0], h[1], h[2]))[:k]
+        views = self.views.by_id([vid for _, _, vid in best], self.views.store.pins())
+        return [(views[vid], s) for s, _, vid in best if vid in views]
 
     def nearest(self, vector: np.ndarray, k: int, allowed: frozenset[str] | None) -> Hits:
         model = self.model_of(allowed)
