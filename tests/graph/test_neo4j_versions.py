@@ -281,8 +281,8 @@ def test_a_rescored_search_reads_past_the_unswitched_views_it_leaves_out(open_ne
         views.write_repository(repo, every, str.split, np.ones((45, 8), dtype=np.float32), "m", stats(every))
         index = ServerIndex.open(reader)
         assert index is not None and index.statistics() is not None
-        found, fetched = Neo4jViews(reader).fulltext_terms(["needle"], 20, [repo])
-        assert fetched == 20 and found == []  # Lucene's first 20 are the unswitched version's
+        found = Neo4jViews(reader).fulltext_terms(["needle"], 20, [repo])
+        assert found.fetched == 20 and found.hits == []  # Lucene's first 20 are the unswitched version's
         hits = index.bm25("needle", 5, frozenset([repo]))
         assert sorted(v.id for v, _ in hits) == sorted(v.id for v in live)
 

@@ -329,7 +329,7 @@ class FillPolicy:
                                "its definition line only"))
             renders.append(line_r)
             used += line_r.tokens
-        return self._finish(request, slots, renders, groups, fates)
+        return self._finish(request, slots, renders, groups, fates, k)
 
     @staticmethod
     def guaranteed(k: int, budget: int, b_min: int) -> int:
@@ -387,8 +387,7 @@ class FillPolicy:
         return Rendering(text, n, full_tokens, tuple(sorted({*((x, x) for x in lines), *r.spans})))
 
     def _finish(self, request: AllocationRequest, slots: Sequence[_Slot], renders: Sequence[Rendering],
-                groups: Sequence[ObjectGroup], fates: Mapping[ObjectKey, str]) -> Allocation:
-        p = request.params
+                groups: Sequence[ObjectGroup], fates: Mapping[ObjectKey, str], k: int) -> Allocation:
         records = []
         for i, (s, r) in enumerate(zip(slots, renders), start=1):
             rep = s.cand.group.rep
@@ -424,8 +423,7 @@ class FillPolicy:
                                               f"{rep_of[g.key].rank}) represents it; the object got no slot",
                                               merged_into=rep_of[g.key].view.id)
         return finish_rendered(self.name, request, records, [r.text for r in renders], decisions,
-                               extra_params={"k_min": self.guaranteed(p.k, p.budget, p.b_min),
-                                             "tests": self.tests,
+                               extra_params={"k_min": k, "tests": self.tests,
                                              "line_numbers": self.line_numbers, "unit": "object",
                                              "rendering": "agent"})
 

@@ -144,7 +144,7 @@ class GraphObjectSource:
         # every file's text and definitions in two reads (a server store: two round trips)
         fids = list(dict.fromkeys(file_id(o.repo, o.path) for o in found.values()))
         files = {fid: split_lines(text) for fid, text in self.store.sources(fids).items()}
-        defs = {fid: [s for s in spans if s[1] in DEFINITION_KINDS and s[2] >= 1]
+        defs = {fid: [s for s in spans if s.kind in DEFINITION_KINDS and s.start_line >= 1]
                 for fid, spans in self.store.file_spans([f for f in fids if f in files]).items()}
         out: dict[ObjectKey, ObjectText] = {}
         for key in keys:
@@ -174,9 +174,9 @@ def _children(obj: CodeObject, defs: Sequence[Span]) -> tuple[tuple[int, int, Ob
     """The definitions directly inside ``obj`` (inside it, and inside no other
     definition that is inside it), in source order; ``defs``: the file's, as
     ``file_spans`` gives them."""
-    inner = [(start, end, oid) for oid, _, start, end in defs
-             if oid != obj.id and obj.start_line <= start and end <= obj.end_line
-             and (start, end) != (obj.start_line, obj.end_line)]
+    inner = [(d.start_line, d.end_line, d.id) for d in defs
+             if d.id != obj.id and obj.start_line <= d.start_line and d.end_line <= obj.end_line
+             and (d.start_line, d.end_line) != (obj.start_line, obj.end_line)]
     inner.sort(key=lambda d: (d[0], -d[1]))
     out: list[tuple[int, int, ObjectKey]] = []
     for start, end, oid in inner:

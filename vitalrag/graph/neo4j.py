@@ -723,7 +723,7 @@ class Neo4jStore:
         found: dict[NodeId, list[Span]] = {}
         for chunk in _chunks(list(dict.fromkeys(file_nodes)), self.settings.batch_size):
             for f, *span in self._read_rows(q.FILE_SPANS, ids=list(chunk)):
-                found.setdefault(f, []).append(tuple(span))
+                found.setdefault(f, []).append(Span(*span))
         return {f: sorted(spans) for f, spans in found.items()}
 
     def get_meta(self, repo: str) -> dict[str, Any]:

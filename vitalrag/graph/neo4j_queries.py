@@ -761,7 +761,7 @@ _INDEX_HIT = f"CASE WHEN {_KEPT} THEN node {_VIEW_FIELDS} END"
 #: that needs k over-fetches.
 SEARCH_VIEWS_FULLTEXT = (
     "CALL db.index.fulltext.queryNodes($index, $text, {limit: $n}) YIELD node, score "
-    f"RETURN collect({{v: {_INDEX_HIT}, score: score, search: node.search}}) AS rows"
+    f"RETURN collect({{v: {_INDEX_HIT}, score: score}}) AS rows"
 )
 
 #: ``SEARCH_VIEWS_FULLTEXT`` with only what rescoring needs of each hit: its id,

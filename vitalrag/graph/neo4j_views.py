@@ -17,8 +17,8 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from vitalrag.errors import InputError, StoreError
 from vitalrag.graph import neo4j_queries as q
@@ -44,15 +44,17 @@ class RepoModel:
     views: int = 0
 
 
+#: a hit of an index search: (view, score), or what a caller reads of it instead
+H = TypeVar("H")
+
+
 @dataclass(frozen=True, slots=True)
-class Found:
+class Found(Generic[H]):
     """The hits an index search kept, and how many the index gave (a search that
     kept fewer than it asked for may have more to give when ``fetched`` is all of it)."""
 
-    hits: list[tuple[View, float]]
+    hits: list[H]
     fetched: int
-    #: view id -> its search text (the fulltext search's hits only)
-    search: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,21 +207,20 @@ class Neo4jViews:
                 out.append((View.from_dict(r["v"]), r["hash"], r["embedding"]))
         return out
 
-    def fulltext(self, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> Found:
+    def fulltext(self, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> Found[tuple[View, float]]:
         """Up to ``n`` views by BM25 over their search text (Lucene's scorer), then
         kept when in the pinned versions and in ``repos`` (asked of the index itself
         when it is ``scoped``); terms are escaped, never Lucene syntax."""
         records = self._fulltext(q.SEARCH_VIEWS_FULLTEXT, terms, n, repos)
         kept = [r for r in records if r["v"] is not None]
-        return Found([(View.from_dict(r["v"]), float(r["score"])) for r in kept], len(records),
-                     {r["v"]["id"]: r["search"] or "" for r in kept})
+        return Found([(View.from_dict(r["v"]), float(r["score"])) for r in kept], len(records))
 
     def fulltext_terms(self, terms: Sequence[str], n: int, repos: Sequence[str] | None
-                       ) -> tuple[list[tuple[str, str, str]], int]:
-        """``fulltext``'s hits as (view id, repository, search text) in Lucene's order,
-        and how many the index gave: what rescoring reads, without the views."""
+                       ) -> Found[tuple[str, str, str]]:
+        """``fulltext``'s hits as (view id, repository, search text) in Lucene's order:
+        what rescoring reads, without the views."""
         rows = self._fulltext(q.SEARCH_VIEW_TERMS, terms, n, repos)
-        return [(r[0], r[1], r[2] or "") for r in rows if r], len(rows)
+        return Found([(r[0], r[1], r[2] or "") for r in rows if r], len(rows))
 
     def _fulltext(self, query_text: str, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> list[Any]:
         scoped = self.scoped()
@@ -250,7 +251,7 @@ class Neo4jViews:
                 for r in self.store._read(q.RETRIEVAL_DF, repos=list(repos)) if r["df"] is not None}
 
     def nearest(self, vector: Sequence[float], dim: int, n: int, repos: Sequence[str] | None,
-                keep: int | None = None) -> Found:
+                keep: int | None = None) -> Found[tuple[View, float]]:
         """Up to ``n`` views from the vector index of ``dim`` (approximate), then
         kept when in the pinned versions and in ``repos``, the first ``keep`` of
         them (default: all); scores are cosines. The index gives ids, and the views

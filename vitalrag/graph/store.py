@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from vitalrag.errors import InputError
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, file_id, split_lines
@@ -20,13 +20,18 @@ Direction = Literal["out", "in", "both"]
 
 DEFAULT_STORE = ".vitalrag"
 
-#: where an object lies in its file: (id, kind, start_line, end_line)
-Span = tuple[NodeId, str, int, int]
+class Span(NamedTuple):
+    """Where an object lies in its file (``GraphStore.file_spans``)."""
+
+    id: NodeId
+    kind: str
+    start_line: int
+    end_line: int
 
 
 def spans_of(found: Mapping[NodeId, Sequence[CodeObject]]) -> dict[NodeId, list[Span]]:
     """``file_objects``' answer as ``file_spans``'."""
-    return {f: [(o.id, o.kind, o.start_line, o.end_line) for o in objs] for f, objs in found.items()}
+    return {f: [Span(o.id, o.kind, o.start_line, o.end_line) for o in objs] for f, objs in found.items()}
 
 
 @runtime_checkable

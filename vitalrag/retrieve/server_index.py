@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from vitalrag.errors import InputError, StoreError, StoreNotFound
-from vitalrag.graph.neo4j_views import Found, Neo4jViews, RepoModel, ViewWrite, view_hash
+from vitalrag.graph.neo4j_views import H, Found, Neo4jViews, RepoModel, ViewWrite, view_hash
 from vitalrag.graph.store import GraphStore
 from vitalrag.graph.version import Staged
 from vitalrag.model import View
@@ -203,19 +203,13 @@ class ServerIndex:
         # Lucene's top 4k (of the allowed repositories) are the candidates, scored as
         # bm25s scores them; only their search texts are read, then the k kept views
         wanted = 4 * k
-        n = wanted if repos is None or self.views.scoped() else 4 * wanted
-        while True:  # as _deepening: until wanted are kept or the index has no more
-            found, fetched = self.views.fulltext_terms(terms, n, repos)
-            if len(found) >= wanted or fetched < n:
-                break
-            n *= 4
-        found = found[:wanted]
+        found = _deepening(lambda n: self.views.fulltext_terms(terms, n, repos), wanted,
+                           wanted if repos is None or self.views.scoped() else 4 * wanted)
         n_docs, total, per_repo = stats
         df = {t: sum(f.get(t, 0) for f in per_repo) for t in set(terms)}
         scores = bm25_rescore(terms, [search for _, _, search in found], df, n_docs, total)
-        # in view order (``in_view_order``): best first, equal ones by repository and id
-        best = sorted(((float(s), repo, vid) for (vid, repo, _), s in zip(found, scores) if s > 0),
-                      key=lambda h: (-h[0], h[1], h[2]))[:k]
+        best = sorted(((s, repo, vid) for (vid, repo, _), s in zip(found, scores) if s > 0),
+                      key=lambda h: view_order(*h))[:k]
         views = self.views.by_id([vid for _, _, vid in best], self.views.store.pins())
         return [(views[vid], s) for s, _, vid in best if vid in views]
 
@@ -309,14 +303,19 @@ class ServerIndex:
         """Nothing to release: the connection is the store's, closed with it."""
 
 
+def view_order(score: float, repo: str, view_id: str) -> tuple[float, str, str]:
+    """The sort key of a hit: best first, equal ones by repository and view id, the
+    order an embedded index gives them (``sparse.top_k``, ``DenseIndex.search``),
+    whatever order the server's index returned them in."""
+    return (-score, repo, view_id)
+
+
 def in_view_order(hits: Hits, key: Callable[[float], float] = float) -> Hits:
-    """``hits`` best first by ``key`` of their score, equal ones by repository and
-    view id: the order an embedded index gives them (``sparse.top_k``,
-    ``DenseIndex.search``), whatever order the server's index returned them in."""
-    return sorted(hits, key=lambda h: (-key(h[1]), h[0].repo, h[0].id))
+    """``hits`` in ``view_order`` of ``key`` of their score."""
+    return sorted(hits, key=lambda h: view_order(key(h[1]), h[0].repo, h[0].id))
 
 
-def _deepening(search: Callable[[int], Found], k: int, first: int) -> Hits:
+def _deepening(search: Callable[[int], Found[H]], k: int, first: int) -> list[H]:
     """``search(n)`` for n = ``first``, then 4 times as many, until it keeps k hits or
     the index gives fewer than it was asked for (it has no more)."""
     n = max(first, 1)
