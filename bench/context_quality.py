@@ -226,8 +226,10 @@ class Variant:
     fields of the fill policy, the allocation's parameters (``b_obj`` default: the
     policy's own), the view kinds the dense retriever searches and whether views
     in test files are among them (as if only those were embedded: the index's
-    nearest views of others are passed over). ``{"name": "base"}`` is ``context``
-    itself."""
+    nearest views of others are passed over; an index embeds none in test files
+    since ``views.EMBEDS_TEST_FILES`` is False, so ``dense_tests`` true can only
+    give them back over an index built with it True). ``{"name": "base"}`` is
+    ``context`` itself."""
 
     name: str
     pool: int = DEFAULT_POOL

@@ -137,14 +137,15 @@ class IndexLocation:
         from vitalrag.ingest.pipeline import survey
         from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
         from vitalrag.retrieve.index import RETRIEVAL_SCHEMA, RetrievalIndex
-        from vitalrag.retrieve.views import EMBEDDED_KINDS, ViewConfig
+        from vitalrag.retrieve.views import EMBEDDED_KINDS, EMBEDS_TEST_FILES, ViewConfig
 
         staged = version.Staged(self.folder)
         mark = time.perf_counter()
         surveyed = survey(path, name=options.get("name"), max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES))
         model = embedder.name if embedder is not None else None
         fingerprint = surveyed.fingerprint(model=model, views=repr(ViewConfig()),
-                                           embedded=sorted(EMBEDDED_KINDS), retrieval=RETRIEVAL_SCHEMA)
+                                           embedded=sorted(EMBEDDED_KINDS), embedded_tests=EMBEDS_TEST_FILES,
+                                           retrieval=RETRIEVAL_SCHEMA)
         phases = {"survey": time.perf_counter() - mark}
         recorded = self._recorded_runs(model)
         if recorded is not None and not force:

@@ -224,17 +224,19 @@ def test_bm25_from_token_ids_ranks_as_bm25s_does_from_strings(tmp_path):
 
 
 def test_kinds_not_embedded_are_never_dense_hits(pyr_store, monkeypatch):
-    """Only ``EMBEDDED_KINDS`` are encoded; the dense index still spans every view
-    (zero rows for the others, as a push writes them), survives a reload, and its
-    hits name the right views."""
+    """Only ``EMBEDDED_KINDS`` outside test files are encoded; the dense index still
+    spans every view (zero rows for the others, as a push writes them), survives a
+    reload, and its hits name the right views."""
     from vitalrag.retrieve import views as views_mod
 
     monkeypatch.setattr(views_mod, "EMBEDDED_KINDS", frozenset({"body", "signature"}))
     emb = CountingEmbedder()
     _, stats = RetrievalIndex.build(pyr_store, pyr_store.folder, embedder=emb)
     index = RetrievalIndex.load(pyr_store.folder)
-    kept = [i for i, v in enumerate(index.views) if v.kind in ("body", "signature")]
+    kept = [i for i, v in enumerate(index.views)
+            if v.kind in ("body", "signature") and not v.path.startswith("tests/")]
     assert 0 < len(kept) < len(index.views)
+    assert any(v.kind == "body" and v.path.startswith("tests/") for v in index.views)  # a test, not embedded
     assert stats.encoded == emb.encoded == len({index.views[i].content_hash for i in kept})
     dense = index.dense
     assert dense is not None and dense.views == len(index.views) and dense.size <= len(kept)
@@ -244,6 +246,7 @@ def test_kinds_not_embedded_are_never_dense_hits(pyr_store, monkeypatch):
     r = Retriever(pyr_store, index, emb)
     hits = r.search("def slugify(text)", retriever="dense", k=len(index.views))
     assert hits and {h.view.kind for h in hits} == {"body", "signature"}
+    assert not any(h.view.path.startswith("tests/") for h in hits)
     # each hit is the view whose own vector scored it
     for h in hits[:5]:
         pos = index.by_id[h.view.id]

@@ -61,6 +61,7 @@ from vitalrag.allocate.provenance import ObjectKey, identifier_tokens, object_id
 from vitalrag.allocate.render import Rendering
 from vitalrag.allocate.source import ObjectText
 from vitalrag.allocate.vital import ObjectGroup, SameFile, quotient
+from vitalrag.kernel.paths import is_test_path
 from vitalrag.model import Role, SlotRecord, split_lines
 from vitalrag.tokens import TokenCounter
 
@@ -71,15 +72,6 @@ TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtur
                         "junit", "mock", "mocks", "assert", "assertion", "assertions", "conftest"})
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-def is_test_path(path: str) -> bool:
-    """A path under a test folder, or a test file by name (``test_x.py``, ``XTest.java``)."""
-    parts = path.replace("\\", "/").lower().split("/")
-    name = parts[-1]
-    return (any(p in ("test", "tests", "testing") for p in parts[:-1]) or name.startswith("test_")
-            or name == "conftest.py" or name.endswith(("_test.py", "_test.go", "test.java", "tests.java",
-                                                       ".test.js", ".test.ts", ".spec.js", ".spec.ts")))
 
 
 def is_test(obj: ObjectText) -> bool:
