@@ -112,3 +112,31 @@ def test_a_model_it_cannot_run_falls_back_or_says_why(model_dir, tmp_path):
         make_embedder(str(odd), backend="onnx")
     with pytest.raises(ModelLoadError, match="not a local model folder"):
         make_embedder(str(tmp_path / "missing"), backend="onnx")
+
+
+def test_texts_alike_up_to_the_truncation_are_encoded_once(model_dir, packaged_model):
+    """A long body and its first slice share their first 256 tokens: the model runs
+    on one of them and both get its vector."""
+    onnx = make_embedder(DEFAULT_MODEL, backend="onnx")
+    session = onnx._load()
+    rows: list[int] = []
+
+    class Counting:
+        def run(self, names, feed):  # noqa: ANN001, ANN201
+            rows.append(len(feed["input_ids"]))
+            return session.run(names, feed)
+
+    body = "\n".join(f"    total_{i} = compute(values[{i}], weight={i}) + offset" for i in range(80))
+    first_slice = "\n".join(body.splitlines()[:40])  # past 256 tokens too
+    texts = [body, "x", first_slice, body]
+    reports: list[tuple[int, int]] = []
+    onnx._session = Counting()
+    try:
+        vectors = onnx.encode(texts, progress=lambda _stage, done, total: reports.append((done, total)))
+    finally:
+        onnx._session = session
+    assert sum(rows) == 2 and reports[-1] == (2, 2)
+    assert vectors.shape == (4, 384)
+    assert np.array_equal(vectors[0], vectors[2]) and np.array_equal(vectors[0], vectors[3])
+    assert np.allclose(vectors, onnx.encode(texts), atol=1e-6)
+    assert not np.allclose(vectors[0], onnx.encode([texts[0][:200]])[0], atol=1e-3)  # a shorter one is its own
