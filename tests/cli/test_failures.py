@@ -138,6 +138,13 @@ def test_views_and_bm25_of_different_lengths_are_one_line(runner, indexed, layou
                  "is damaged", "re-index")
 
 
+@pytest.mark.parametrize("command, says", [("search", "no views found for 'zzqx'"),
+                                           ("context", "no code found for 'zzqx'")])
+def test_a_query_nothing_matches_says_so_and_succeeds(runner, indexed, command, says):
+    r = runner.invoke(main, [command, "zzqx", "--store", str(indexed), "--retriever", "bm25"])
+    assert r.exit_code == 0 and r.stdout == "" and r.stderr.strip() == says, (r.stdout, r.stderr)
+
+
 def test_a_budget_nothing_fits_in_says_so(runner, indexed):
     _clean_error(runner.invoke(main, ["context", "slugify text", "--store", str(indexed), "--budget", "1"]),
                  "nothing fits in --budget 1")

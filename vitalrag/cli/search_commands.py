@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from vitalrag.cli.index_commands import store_option
-from vitalrag.cli.output import emit_json
+from vitalrag.cli.output import emit_json, stderr_console
 from vitalrag.retrieve.api import RETRIEVERS
 
 
@@ -34,6 +34,8 @@ def search(query: str, store_location: str, index_dir: str | None, file: str | N
     if as_json:
         emit_json([h.to_dict() for h in hits])
         return
+    if not hits:
+        stderr_console().print(f"no views found for {query!r}", highlight=False, markup=False)
     for rank, h in enumerate(hits, 1):
         v = h.view
         found = ",".join(f"{name}#{pos}" for name, pos in h.retrievers)
