@@ -198,6 +198,34 @@ def test_a_clipped_class_shows_its_header_and_the_members_asked_for(counter):
     assert len(r.spans) == 2 and r.spans[0][0] == 1
 
 
+
+def test_members_pointed_at_inside_a_nested_class_come_with_its_declaration_not_its_top(counter):
+    """A Java class with a long nested builder: the retrieval pointed at a setter of
+    the builder and at a method of the class. The builder (too big to show) is
+    not shown from its top at the cost of the rest: its declaration comes with the
+    setter, and the other member still gets its lines."""
+    lines = ["public final class Format {", "", "    /**", "     * Builds formats.", "     */",
+             "    public static class Builder {"]
+    for i in range(60):
+        lines += [f"        private int field{i} = {i};"]
+    setter = len(lines) + 1
+    lines += ["        public Builder setTrim(final boolean trim) {", "            this.trim = trim;",
+              "            return this;", "        }", "    }", ""]
+    builder_end = len(lines) - 1
+    quote = len(lines) + 1
+    lines += ["    private void printWithQuotes(final Object value) {"]
+    lines += [f"        out.append(quoteChar, {i});" for i in range(30)] + ["    }", "}"]
+    fmt = obj("src/Format.java", "Format", "\n".join(lines), kind="class",
+              children=((6, builder_end, f"{REPO}:src/Format.java:Format.Builder"),
+                        (quote, quote + 31, f"{REPO}:src/Format.java:Format.printWithQuotes(Object)")))
+    r = render_for_agent(fmt, frozenset({"trim", "quote"}), 260, counter,
+                         focus=[(6, builder_end), (setter, setter + 3), (quote, quote + 31)])
+    assert r.clipped and r.tokens <= 260
+    assert "public static class Builder {" in r.text and "public Builder setTrim(" in r.text
+    assert "private void printWithQuotes(" in r.text
+    assert "field0" not in r.text  # not the builder from its top
+
+
 # -- ranking for the question ----------------------------------------------------------
 
 def test_tests_come_after_code_unless_asked_for(counter):

@@ -20,7 +20,10 @@ those lines, numbered::
   at most ``HEADER_LINES`` lines and a quarter of the share) and then whole
   members: first those the retrieval pointed at (``focus``), then those whose
   lines share the most query tokens; a pointed-at member too big to show whole
-  is shown from its first line.
+  is shown from its first line. A member pointed at inside a nested class comes
+  with that class's declaration line, and a nested class too big to show whole
+  whose members are pointed at is left to them (not shown from its top, which
+  would take the share from the other members asked for).
 - **Line numbers** are on by default (``line_numbers=False`` turns them off);
   the descriptor's ranges are the shown lines, the object's own range follows
   in ``(of a-b)`` when not all of it is shown.
@@ -410,26 +413,34 @@ def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
         if not _fits(b, grown, budget):
             break
         shown = grown
-    focus_children = []
+    # what the retrieval pointed at, strongest first: a member inside a direct child
+    # (a method of a nested class) comes with that child's declaration, and a child
+    # too big to show whole whose members are pointed at is left to them
+    wanted: list[tuple[tuple[int, int], set[int]]] = []
     for fa, fz in focus:
-        for c in child:
-            if c[0] <= fa and fz <= c[1] and c not in focus_children:
-                focus_children.append(c)
-    ranked = sorted((c for c in child if c not in focus_children and sum(scores[c[0]:c[1] + 1]) > 0),
+        c = next((c for c in child if c[0] <= fa and fz <= c[1]), None)
+        if c is None or (fa, fz) == c:
+            unit = c or (fa, fz)
+            if all(unit != u for u, _ in wanted):
+                wanted.append((unit, set()))
+        elif all((fa, fz) != u for u, _ in wanted):
+            wanted.append(((fa, fz), _declaration(obj, c)))
+    pointed = [u for u, _ in wanted]
+    ranked = sorted((c for c in child if c not in pointed and sum(scores[c[0]:c[1] + 1]) > 0),
                     key=lambda c: (-sum(scores[c[0]:c[1] + 1]), c[0]))
     windowed = False
-    for a, z in [*focus_children, *ranked]:
-        grown = shown | set(range(a, z + 1))
+    for (a, z), above in [*wanted, *[(c, set()) for c in ranked]]:
+        grown = shown | above | set(range(a, z + 1))
         if _fits(b, grown, budget):
             shown = grown
-        elif not windowed:
+        elif not windowed and not any(a <= u[0] and u[1] <= z and u != (a, z) for u in pointed):
             # the most wanted member that does not fit whole: a window inside it,
             # from its first line when the retrieval pointed at it (its signature)
             windowed = True
-            pointed = (a, z) in focus_children
-            anchor = a if pointed or not scores else max(range(a, z + 1), key=lambda i: (scores[i], -i))
-            shown = _window(b, budget, blocks(obj.lines, a, z + 1, starts=b.starts), anchor, scores, shown)
-    if not focus_children and not ranked:
+            anchor = a if (a, z) in pointed or not scores else max(range(a, z + 1), key=lambda i: (scores[i], -i))
+            base = shown | above if _fits(b, shown | above, budget) else shown
+            shown = _window(b, budget, blocks(obj.lines, a, z + 1, starts=b.starts), anchor, scores, base)
+    if not wanted and not ranked:
         # nothing points inside: the members from the top, as they fit
         for a, z in child:
             grown = shown | set(range(a, z + 1))
@@ -437,6 +448,23 @@ def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
                 break
             shown = grown
     return shown
+
+
+_COMMENT_STARTS = ("/*", "*", "//", "#", '"""', "'''")
+_DECLARATION_LINES = 4
+
+
+def _declaration(obj: ObjectText, unit: tuple[int, int]) -> set[int]:
+    """The lines that declare the member ``unit`` spans: from its first line that
+    is not a comment (a Javadoc can come first) to the one that opens its body
+    (ends with ``{`` or ``:``), at most ``_DECLARATION_LINES``."""
+    a, z = unit
+    while a < z and (not obj.lines[a].strip() or obj.lines[a].lstrip().startswith(_COMMENT_STARTS)):
+        a += 1
+    end = a
+    while end < min(z, a + _DECLARATION_LINES - 1) and not obj.lines[end].rstrip().endswith(("{", ":")):
+        end += 1
+    return set(range(a, end + 1))
 
 
 __all__ = ["CallSite", "blocks", "display_identifier", "full_agent_rendering", "render_for_agent",
