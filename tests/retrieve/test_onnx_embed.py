@@ -140,3 +140,25 @@ def test_texts_alike_up_to_the_truncation_are_encoded_once(model_dir, packaged_m
     assert np.array_equal(vectors[0], vectors[2]) and np.array_equal(vectors[0], vectors[3])
     assert np.allclose(vectors, onnx.encode(texts), atol=1e-6)
     assert not np.allclose(vectors[0], onnx.encode([texts[0][:200]])[0], atol=1e-3)  # a shorter one is its own
+
+
+def test_short_and_long_batches_run_in_turn_so_progress_tracks_time(model_dir, packaged_model):
+    """Batches hold texts of similar lengths; they run shortest, longest, next
+    shortest... so the texts done grow about evenly with the time spent."""
+    onnx = OnnxEmbedder(model_dir, DEFAULT_MODEL, batch_size=2)
+    session = onnx._load()
+    widths: list[int] = []
+
+    class Recording:
+        def run(self, names, feed):  # noqa: ANN001, ANN201
+            widths.append(feed["input_ids"].shape[1])
+            return session.run(names, feed)
+
+    texts = [" ".join(["word"] * (5 * n)) for n in range(8, 0, -1)]
+    onnx._session = Recording()
+    try:
+        vectors = onnx.encode(texts)
+    finally:
+        onnx._session = session
+    assert len(widths) == 4 and widths[0] < widths[2] < widths[3] < widths[1]
+    assert np.allclose(vectors, onnx.encode(texts), atol=1e-6)

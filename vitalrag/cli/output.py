@@ -35,10 +35,18 @@ def progress_bar(enabled: bool | None = None) -> Iterator[Any]:
     if not show:
         yield _plain_progress(float(os.environ.get("VITALRAG_PROGRESS_EVERY", PROGRESS_EVERY)))
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=stderr_console(), transient=True) as prog:
+                  TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                  console=stderr_console(), transient=True) as prog:
         tasks: dict[str, Any] = {}
 
         def update(stage: str, done: int, total: int) -> None:

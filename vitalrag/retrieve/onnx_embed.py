@@ -244,7 +244,11 @@ class OnnxEmbedder:
         order = unique[np.argsort([len(encs[j].ids) for j in unique], kind="stable")]
         out: np.ndarray | None = None
         done = 0
-        for start in range(0, len(order), self.batch_size):
+        # batches of similar lengths (a batch pads to its longest), run short and long in
+        # turn: the texts done then grow about evenly with the time spent, so a progress
+        # bar's rate and time left hold (shortest first, the first half went in seconds)
+        starts = list(range(0, len(order), self.batch_size))
+        for start in [starts[k // 2] if k % 2 == 0 else starts[-1 - k // 2] for k in range(len(starts))]:
             idx = order[start:start + self.batch_size]
             width = max(len(encs[j].ids) for j in idx)
             ids = np.zeros((len(idx), width), dtype=np.int64)
