@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from vitalrag.allocate import MappingObjectSource, ObjectText, allocate
 from vitalrag.allocate.agent_render import blocks, display_identifier, render_for_agent, statement_starts
-from vitalrag.allocate.fill import FillPolicy, is_test_path, named_in_query
+from vitalrag.allocate.fill import FillPolicy, is_test_path, named_in_query, outline_rendering
 from vitalrag.model import ScoredView, View
 
 from .test_allocation_properties import candidate_sets, params, queries
@@ -204,7 +204,7 @@ def test_members_pointed_at_inside_a_nested_class_come_with_its_declaration_not_
     the builder and at a method of the class. The builder (too big to show) is
     not shown from its top at the cost of the rest: its declaration comes with the
     setter, and the other member still gets its lines."""
-    lines = ["public final class Format {", "", "    /**", "     * Builds formats.", "     */",
+    lines = ["public final class Format {", "", "    /**", "     * Builds formats: a Builder.", "     */",
              "    public static class Builder {"]
     for i in range(60):
         lines += [f"        private int field{i} = {i};"]
@@ -216,14 +216,15 @@ def test_members_pointed_at_inside_a_nested_class_come_with_its_declaration_not_
     lines += ["    private void printWithQuotes(final Object value) {"]
     lines += [f"        out.append(quoteChar, {i});" for i in range(30)] + ["    }", "}"]
     fmt = obj("src/Format.java", "Format", "\n".join(lines), kind="class",
-              children=((6, builder_end, f"{REPO}:src/Format.java:Format.Builder"),
+              children=((3, builder_end, f"{REPO}:src/Format.java:Format.Builder"),
                         (quote, quote + 31, f"{REPO}:src/Format.java:Format.printWithQuotes(Object)")))
     r = render_for_agent(fmt, frozenset({"trim", "quote"}), 260, counter,
-                         focus=[(6, builder_end), (setter, setter + 3), (quote, quote + 31)])
+                         focus=[(3, builder_end), (setter, setter + 3), (quote, quote + 31)])
     assert r.clipped and r.tokens <= 260
     assert "public static class Builder {" in r.text and "public Builder setTrim(" in r.text
     assert "private void printWithQuotes(" in r.text
     assert "field0" not in r.text  # not the builder from its top
+    assert "a Builder." not in r.text  # its Javadoc names it, but is not where it is declared
 
 
 # -- ranking for the question ----------------------------------------------------------
@@ -384,6 +385,14 @@ def test_the_outline_shows_the_next_objects_definition_lines_in_the_reserved_sha
     # without the outline the same budget is filled with whole objects only
     plain = run("compute", views, objects, counter=counter, budget=budget, policy=PLAIN).record
     assert "outline" not in [s.role for s in plain.slots]
+
+
+def test_a_definition_line_is_code_not_the_javadoc_that_names_it(counter):
+    m = obj("src/A.java", "A.parse(String)", "    /**\n     * Like parse(), but lenient.\n     */\n"
+            "    @Override\n    public int parse(final String s) {\n        return 1;\n    }", start=20,
+            kind="method")
+    r = outline_rendering(m, counter, True)
+    assert r is not None and r.spans == ((24, 24),) and "public int parse(" in r.text
 
 
 def test_a_member_shows_the_definition_line_of_its_retrieved_class(counter):

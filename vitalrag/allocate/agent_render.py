@@ -401,6 +401,7 @@ def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
              focus: Sequence[tuple[int, int]]) -> set[int]:
     """A container that does not fit: its header, then whole members."""
     child = [(s - obj.start_line, e - obj.start_line) for s, e, _ in obj.children]
+    keys = dict(zip(child, (k for _, _, k in obj.children)))
     first_child = child[0][0] if child else len(obj.lines)
     header_units = blocks(obj.lines, 0, first_child, starts=b.starts)
     shown: set[int] = set()
@@ -424,7 +425,7 @@ def _members(obj: ObjectText, b: _Builder, budget: int, scores: Sequence[int],
             if all(unit != u for u, _ in wanted):
                 wanted.append((unit, set()))
         elif all((fa, fz) != u for u, _ in wanted):
-            wanted.append(((fa, fz), _declaration(obj, c)))
+            wanted.append(((fa, fz), _declaration(obj, c, keys[c])))
     pointed = [u for u, _ in wanted]
     ranked = sorted((c for c in child if c not in pointed and sum(scores[c[0]:c[1] + 1]) > 0),
                     key=lambda c: (-sum(scores[c[0]:c[1] + 1]), c[0]))
@@ -454,18 +455,42 @@ _COMMENT_STARTS = ("/*", "*", "//", "#", '"""', "'''")
 _DECLARATION_LINES = 4
 
 
-def _declaration(obj: ObjectText, unit: tuple[int, int]) -> set[int]:
-    """The lines that declare the member ``unit`` spans: from its first line that
-    is not a comment (a Javadoc can come first) to the one that opens its body
-    (ends with ``{`` or ``:``), at most ``_DECLARATION_LINES``."""
+def definition_index(lines: Sequence[str], identifier: str, limit: int = 40) -> int | None:
+    """Where in ``lines`` (an object's) the object is defined: the first of the first
+    ``limit`` lines that names it and is not a comment (past decorators, annotations and
+    a Javadoc that may name it too), else its first line of code, else its first
+    non-blank line; None when all are blank."""
+    name = re.sub(r"#\w+|\(.*\)$", "", identifier).rsplit(".", 1)[-1]
+    pattern = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])") if name else None
+    code = blank = None
+    for i, line in enumerate(lines[:limit]):
+        if not line.strip():
+            continue
+        if blank is None:
+            blank = i
+        if line.lstrip().startswith(_COMMENT_STARTS):
+            continue
+        if code is None:
+            code = i
+        if pattern is not None and pattern.search(line):
+            return i
+    return code if code is not None else blank
+
+
+def _declaration(obj: ObjectText, unit: tuple[int, int], key: str) -> set[int]:
+    """The lines that declare the member ``unit`` spans (``key``: its object key): its
+    definition line (``definition_index``) to the one that opens its body (ends with
+    ``{`` or ``:``), at most ``_DECLARATION_LINES``."""
     a, z = unit
-    while a < z and (not obj.lines[a].strip() or obj.lines[a].lstrip().startswith(_COMMENT_STARTS)):
-        a += 1
+    at = definition_index(obj.lines[a:z + 1], key.rsplit(":", 1)[-1])
+    if at is None:
+        return set()
+    a += at
     end = a
     while end < min(z, a + _DECLARATION_LINES - 1) and not obj.lines[end].rstrip().endswith(("{", ":")):
         end += 1
     return set(range(a, end + 1))
 
 
-__all__ = ["CallSite", "blocks", "display_identifier", "full_agent_rendering", "render_for_agent",
+__all__ = ["CallSite", "blocks", "definition_index", "display_identifier", "full_agent_rendering", "render_for_agent",
            "statement_starts"]

@@ -44,6 +44,7 @@ from typing import Literal
 from vitalrag.allocate.agent_render import (
     GAP,
     CallSite,
+    definition_index,
     display_identifier,
     full_agent_rendering,
     render_for_agent,
@@ -425,19 +426,9 @@ _NO_DEFINITION_LINE = frozenset({"repository", "module", "file"})
 
 
 def definition_line(obj: ObjectText) -> int | None:
-    """The file line where ``obj`` is defined: the first of its first 40 lines that
-    names it (past decorators and annotations), else its first non-blank line."""
-    name = re.sub(r"#\w+|\(.*\)$", "", obj.identifier).rsplit(".", 1)[-1]
-    pattern = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])") if name else None
-    first = None
-    for i, line in enumerate(obj.lines[:40]):
-        if not line.strip():
-            continue
-        if first is None:
-            first = i
-        if pattern is not None and pattern.search(line):
-            return obj.start_line + i
-    return None if first is None else obj.start_line + first
+    """The file line where ``obj`` is defined (``definition_index``)."""
+    at = definition_index(obj.lines, obj.identifier)
+    return None if at is None else obj.start_line + at
 
 
 def outline_rendering(obj: ObjectText, counter, line_numbers: bool) -> Rendering | None:  # noqa: ANN001
