@@ -14,7 +14,7 @@ import pytest
 
 from vitalrag.ingest.lang import REGISTRY, language_for_path
 from vitalrag.ingest.lang.tags import go as tags_go, javascript as tags_js, rust as tags_rust
-from vitalrag.ingest.facts import FileFacts
+from vitalrag.ingest.facts import FileFacts, resolve_all
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
@@ -526,7 +526,7 @@ def test_typescript_and_tsx_are_resolved_as_one_family(tmp_path):
     from vitalrag.ingest import index_repository
 
     ts = _facts("src/a.ts", "import { f } from './b';\nexport function g() { return f(); }\n")
-    alone = REGISTRY["typescript"].resolve("r", [ts])
+    alone = resolve_all(REGISTRY["typescript"].resolver("r", [ts]), [ts])
     # resolved alone, the import of b is missing and so is the f it would bind
     assert [(u.kind, u.reason) for u in alone.unresolved] == [("IMPORTS", "missing-module"),
                                                               ("CALLS", "unknown-name")]
@@ -549,7 +549,7 @@ def test_go_module_path_is_inferred_from_imports_and_ties_stay_unknown():
     tie = [go("a/x.go", ["one.org/b"]), go("b/y.go", ["two.org/a"])]
     assert tags_go.infer_module_path(tie) is None
     REGISTRY["go"].prepare("r", tie)
-    res = REGISTRY["go"].resolve("r", tie)
+    res = resolve_all(REGISTRY["go"].resolver("r", tie), tie)
     assert {u.reason for u in res.unresolved} == {"ambiguous-module"} and not res.edges
 
 

@@ -25,8 +25,10 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
 @pytest.fixture
 def parallel_from_the_first_byte(monkeypatch):
-    """Pools parse every repository in their workers, however small."""
+    """Pools parse every repository in their workers and resolve it on forked
+    processes, however small."""
     monkeypatch.setattr(parallel, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "_PARALLEL_MIN_REFS", 0)
 
 
 def _pool(workers: int = 2, method: str = "fork") -> ParsePool:
@@ -133,6 +135,51 @@ def test_files_of_a_worker_that_dies_are_parsed_here(tmp_path, monkeypatch, capl
         index_repository(root, c, name="many", executor=pool)
         assert not first & {p.pid for p in multiprocessing.active_children()}  # new workers
     assert c.export() == a.export()
+
+
+def test_references_are_resolved_on_a_forked_process_too(tmp_path, monkeypatch, parallel_from_the_first_byte):
+    """A pool resolves the files' references in shares: the first here, the
+    others on processes forked after the whole-repository step; the graph, edge
+    order included, is the one a single process makes."""
+    from vitalrag.ingest.lang.java.resolution import JavaResolver
+
+    root = make_java_tree(tmp_path / "j", files=40)
+    one = MemoryStore(tmp_path / "one")
+    index_repository(root, one, name="j")
+    marks = tmp_path / "marks"
+    real = JavaResolver.files
+
+    def logged(self, facts):
+        with open(marks, "a") as fh:
+            fh.write(f"{os.getpid()} {len(facts)}\n")
+        return real(self, facts)
+
+    monkeypatch.setattr(JavaResolver, "files", logged)
+    store = MemoryStore(tmp_path / "s")
+    with _pool(3) as pool:
+        workers = {p.pid for p in multiprocessing.active_children()}
+        index_repository(root, store, name="j", executor=pool)
+        assert {p.pid for p in multiprocessing.active_children()} == workers  # the resolvers were reaped
+    shares = [line.split() for line in marks.read_text().splitlines()]
+    assert len(shares) == 3 and sum(int(n) for _, n in shares) == 42
+    pids = [int(pid) for pid, _ in shares]
+    assert pids.count(os.getpid()) == 1 and len(set(pids)) == 3 and not set(pids) & workers
+    assert graph_payload(tmp_path / "s") | {"meta": None} == graph_payload(tmp_path / "one") | {"meta": None}
+
+
+def test_a_forked_resolver_that_dies_has_its_share_resolved_here(tmp_path, monkeypatch, caplog,
+                                                                parallel_from_the_first_byte):
+    root, expected = _java(tmp_path)
+
+    def dies(resolver, share, conn):
+        os._exit(3)
+
+    monkeypatch.setattr(parallel, "_resolve_share", dies)
+    store = MemoryStore(tmp_path / "s")
+    with _pool() as pool, caplog.at_level("WARNING", logger="vitalrag.ingest.parallel"):
+        index_repository(root, store, name="j", executor=pool)
+    assert "a resolver ended early" in caplog.text
+    assert store.export() == expected
 
 
 def test_a_worker_killed_between_runs_costs_nothing_but_time(tmp_path, caplog, parallel_from_the_first_byte):

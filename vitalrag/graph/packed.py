@@ -97,11 +97,11 @@ def write(path: Path, payload: Mapping[str, Any]) -> None:
     fields = list(CodeObject.__dataclass_fields__)
     keys = sorted(groups)
     counts = _counts(groups)
+    values = itemgetter(*fields)
 
     def encoded(key: tuple[str, str]) -> bytes:
         o, out, in_, u, sources, *places = groups[key]
-        return orjson.dumps({"o": [[d[f] for f in fields] for d in o], "out": out, "in": in_, "u": u,
-                             "s": sources, "n": places})
+        return orjson.dumps({"o": list(map(values, o)), "out": out, "in": in_, "u": u, "s": sources, "n": places})
 
     # the compression dictionary, from an even sample of the packs: a pack is a few hundred
     # bytes, too little to find its repetitions (field names, ids, paths) within it

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef
 
@@ -106,6 +106,56 @@ class Resolution:
     unresolved: list[UnresolvedRef] = field(default_factory=list)
     #: references to code outside the repository (standard library, dependencies)
     external: int = 0
+
+    def rows(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], int]:
+        """Plain tuples, what a pipe carries cheaply (``from_rows`` reads them)."""
+        return [e.row() for e in self.edges], [u.row() for u in self.unresolved], self.external
+
+    @classmethod
+    def from_rows(cls, edges: list[tuple[Any, ...]], unresolved: list[tuple[Any, ...]],
+                  external: int) -> Resolution:
+        return cls([Edge(*row) for row in edges], [UnresolvedRef(*row) for row in unresolved], external)
+
+
+class Resolver(Protocol):
+    """One language's resolution of one repository's files, in two steps: the
+    whole-repository work, once (``shared``: imports, inheritance), then the
+    references written in some of the files (``files``). ``files`` over
+    consecutive shares of the files, combined in order, equals ``files`` over
+    all of them, so a ``ParsePool`` may run the shares on forked processes."""
+
+    def shared(self) -> Resolution: ...
+
+    def files(self, facts: list[FileFacts[Any]]) -> Resolution: ...
+
+    def close(self) -> None:
+        """Free what it holds (a Java index holds reference cycles)."""
+
+
+def resolve_all(resolver: Resolver, facts: list[FileFacts[Any]]) -> Resolution:
+    """Both steps of ``resolver`` in this process, over ``facts``; closes it."""
+    try:
+        return combine(resolver.shared(), resolver.files(facts))
+    finally:
+        resolver.close()
+
+
+@dataclass(frozen=True, slots=True)
+class WholeResolver:
+    """The ``Resolver`` of a language that resolves a repository in one step."""
+
+    resolve: Callable[[str, list[FileFacts[Any]]], Resolution]
+    repo: str
+    facts: list[FileFacts[Any]]
+
+    def shared(self) -> Resolution:
+        return self.resolve(self.repo, self.facts)
+
+    def files(self, facts: list[FileFacts[Any]]) -> Resolution:
+        return Resolution()
+
+    def close(self) -> None:
+        pass
 
 
 def combine(*parts: Resolution) -> Resolution:

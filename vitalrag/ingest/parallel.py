@@ -1,5 +1,5 @@
-"""Where a run's files are parsed: in this process
-(``InProcess``, the default of ``index_repository``) or on worker processes the
+"""Where a run's files are parsed and their references resolved: in this process
+(``InProcess``, the default of ``index_repository``) or on processes the
 caller owns (``ParsePool``, a context manager)::
 
     with ParsePool(2) as pool:  # the workers start here, while the process is small
@@ -12,7 +12,14 @@ not leave a core idle at the end), and gives the results back in the files'
 order. A worker
 that dies breaks the pool (``BrokenProcessPool``): the files it had not sent
 back are parsed in this process, with a warning, and the next run starts new
-workers. Either way the result equals the in-process one.
+workers.
+
+A pool resolves a language's references on as many processes: after the
+whole-repository step (``Resolver.shared``), processes forked then (they
+inherit the resolver and its index, which the pool's workers never saw) take
+consecutive shares of the files while this process takes the first, and send
+back plain rows. A fork that fails has its share resolved here. Either way the
+result equals the in-process one.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections import deque
@@ -28,6 +36,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
+from vitalrag.ingest.facts import FileFacts, Resolution, Resolver, combine, resolve_all
 from vitalrag.ingest.lang import REGISTRY
 from vitalrag.ingest.parse import CacheTarget, Parsed, parse_files
 from vitalrag.ingest.walk import SourceFile
@@ -40,13 +49,19 @@ Tick = Callable[[int], None]
 _PARALLEL_MIN_BYTES = 64 * 1024
 #: fixed cost of one file in bytes-equivalent, for sharing files out
 _FILE_COST = 2048
+#: below this many references, resolving here beats forking (guava 33.3.1 has 73,000)
+_PARALLEL_MIN_REFS = 8000
 
 
 class ParseExecutor(Protocol):
-    """Parses a run's files: per-file results in the files' order."""
+    """Parses a run's files (per-file results in the files' order) and resolves
+    a language's references."""
 
     def parse(self, repo: str, files: Sequence[SourceFile], cache: CacheTarget | None = None,
               tick: Tick | None = None) -> list[Parsed]: ...
+
+    def resolve(self, resolver: Resolver, facts: list[FileFacts]) -> Resolution:
+        """Both steps of ``resolver`` over ``facts``; closes it."""
 
 
 class InProcess:
@@ -55,6 +70,9 @@ class InProcess:
     def parse(self, repo: str, files: Sequence[SourceFile], cache: CacheTarget | None = None,
               tick: Tick | None = None) -> list[Parsed]:
         return parse_files(repo, files, cache, tick)
+
+    def resolve(self, resolver: Resolver, facts: list[FileFacts]) -> Resolution:
+        return resolve_all(resolver, facts)
 
 
 def default_workers() -> int:
@@ -147,6 +165,29 @@ class ParsePool:
             self._pool = None  # the next run starts new workers
         return [results[i] for i in range(len(files))]
 
+    def resolve(self, resolver: Resolver, facts: list[FileFacts]) -> Resolution:
+        """The whole-repository step here, then the files' references over
+        ``workers`` processes: consecutive shares of about equal references, the
+        first here, the others on processes forked now; closes ``resolver``."""
+        weights = [len(f.refs) for f in facts]
+        if self.workers <= 1 or sum(weights) < _PARALLEL_MIN_REFS or not _can_fork():
+            return resolve_all(resolver, facts)
+        try:
+            shared = resolver.shared()
+            shares = _shares(facts, weights, self.workers)
+            forked = [_Forked(resolver, share) for share in shares[1:]]
+            try:
+                results = [resolver.files(shares[0])]
+                for child in forked:
+                    got = child.result()
+                    results.append(resolver.files(child.share) if got is None else got)
+            finally:
+                for child in forked:
+                    child.close()
+            return combine(shared, *results)
+        finally:
+            resolver.close()
+
     def _submit(self, repo: str, files: list[SourceFile], cache: CacheTarget | None) -> Future[list[Parsed]] | None:
         """A chunk sent to a worker (with its files' digests); None when the pool is broken."""
         assert self._pool is not None
@@ -172,6 +213,75 @@ def _worker_context() -> Any:
     if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
+
+
+def _can_fork() -> bool:
+    """A forked resolver runs only resolution and a pipe write (no imports, and
+    no lock another thread may hold: logging's are reset in a child), so on
+    Linux it may be forked from a process with threads (a progress bar's, the
+    pool's own); elsewhere (macOS frameworks are not fork-safe) from one with one."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    return threading.active_count() == 1 or sys.platform.startswith("linux")
+
+
+class _Forked:
+    """A process forked to resolve the references of ``share`` with the
+    resolver it inherits; ``result`` is None when it could not (it died, or
+    could not start), and the caller resolves the share itself."""
+
+    def __init__(self, resolver: Resolver, share: list[FileFacts]) -> None:
+        self.share = share
+        context = multiprocessing.get_context("fork")
+        self._recv, send = context.Pipe(duplex=False)
+        self._proc: Any = context.Process(target=_resolve_share, args=(resolver, share, send), daemon=True,
+                                          name="vitalrag-resolve")
+        try:
+            self._proc.start()
+        except OSError as exc:  # out of processes or memory: resolved here
+            log.warning("could not fork a resolver (%s); resolving its %d file(s) here", exc, len(share))
+            self._proc = None
+        finally:
+            send.close()
+
+    def result(self) -> Resolution | None:
+        if self._proc is None:
+            return None
+        try:
+            return Resolution.from_rows(*self._recv.recv())
+        except (EOFError, OSError):
+            log.warning("a resolver ended early; resolving its %d file(s) here", len(self.share))
+            return None
+
+    def close(self) -> None:
+        self._recv.close()
+        if self._proc is not None:
+            self._proc.join(5)
+            if self._proc.is_alive():
+                self._proc.kill()
+                self._proc.join()
+
+
+def _resolve_share(resolver: Resolver, share: list[FileFacts], conn: Any) -> None:
+    """A forked resolver: the share's references, sent back as plain rows. It
+    ends here, whatever happens (the caller resolves a share that does not come
+    back): none of the caller's exit handlers run in this copy of it."""
+    try:
+        conn.send(resolver.files(share).rows())
+        conn.close()
+    finally:
+        os._exit(0)
+
+
+def _shares(facts: list[FileFacts], weights: list[int], n: int) -> list[list[FileFacts]]:
+    """``facts`` cut into at most ``n`` runs of consecutive files of about equal weight."""
+    total = max(sum(weights), 1)
+    shares: list[list[FileFacts]] = [[] for _ in range(min(n, len(facts)))]
+    done = 0
+    for f, w in zip(facts, weights):
+        shares[min(len(shares) - 1, done * len(shares) // total)].append(f)
+        done += w
+    return [share for share in shares if share]
 
 
 def _end_with_parent(parent: int) -> None:

@@ -1,8 +1,9 @@
 """Index one repository into a ``GraphStore``: walk, cache, parse, build, resolve,
 write, report.
 
-Parsing runs on the executor the caller passes (``vitalrag.ingest.parallel``): this process by default, or a
-``ParsePool`` the caller keeps for as many runs as it likes. Nothing is written
+Parsing and resolution run on the executor the caller passes
+(``vitalrag.ingest.parallel``): this process by default, or a ``ParsePool`` the
+caller keeps for as many runs as it likes. Nothing is written
 until every file has been parsed and resolved, so a run that fails leaves the
 store as it was.
 """
@@ -28,7 +29,7 @@ from vitalrag.ingest.lang import REGISTRY
 from vitalrag.ingest.parallel import InProcess, ParseExecutor, ParsePool
 from vitalrag.ingest.parse import CacheTarget, source_text
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, WalkResult, walk_repository
-from vitalrag.model import UnresolvedRef, merge_edges
+from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, merge_edges
 
 Progress = Callable[[str, int, int], None]
 
@@ -69,14 +70,27 @@ class IndexReport:
 class Survey:
     """A repository's files, the ones passed over, and every file's content digest:
     what an index run reads before it parses anything, and enough to tell that
-    nothing changed since an earlier run (``fingerprint``)."""
+    nothing changed since an earlier run (``fingerprint``). The digests are taken
+    on first use (an index run without a facts cache needs none)."""
 
     root: Path
     repo: str
     max_bytes: int
     walked: WalkResult
-    #: path -> blake2b of the file's bytes (absent: it could not be read)
-    digests: dict[str, str]
+    _digests: dict[str, str] | None = None
+
+    @property
+    def digests(self) -> dict[str, str]:
+        """path -> blake2b of the file's bytes (absent: it could not be read)."""
+        if self._digests is None:
+            digests: dict[str, str] = {}
+            for sf in self.walked.files:
+                try:
+                    digests[sf.path] = file_digest(Path(sf.abspath).read_bytes())
+                except OSError:
+                    continue  # parse_file reports why it cannot be read
+            self._digests = digests
+        return self._digests
 
     def fingerprint(self, **options: Any) -> str:
         """A digest of the files, their contents, what was passed over and why, the
@@ -94,7 +108,7 @@ class Survey:
 
 def survey(root: str | os.PathLike[str], *, name: str | None = None,
            max_bytes: int = DEFAULT_MAX_BYTES) -> Survey:
-    """Walk the repository at ``root`` and digest its files (nothing is parsed)."""
+    """Walk the repository at ``root`` (nothing is read yet: see ``Survey.digests``)."""
     root_path = Path(root)
     if not root_path.is_dir():
         raise RepositoryNotFound(f"repository path {root} "
@@ -104,13 +118,7 @@ def survey(root: str | os.PathLike[str], *, name: str | None = None,
     walked = walk_repository(root_path, max_bytes=max_bytes)
     if not walked.files:
         raise EmptyRepository(f"no source files to index under {root} ({len(walked.skipped)} skipped)")
-    digests: dict[str, str] = {}
-    for sf in walked.files:
-        try:
-            digests[sf.path] = file_digest(Path(sf.abspath).read_bytes())
-        except OSError:
-            continue  # parse_file reports why it cannot be read
-    return Survey(root_path, repo, max_bytes, walked, digests)
+    return Survey(root_path, repo, max_bytes, walked)
 
 
 def index_repository(
@@ -150,54 +158,17 @@ def index_repository(
     executor = executor or InProcess()
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
     try:
-        digests = dict(found.digests)
-        todo, reused = _split_by_cache(walked.files, cache, digests)
-        phase("walk")
-        tick = _counter(progress, "parse", len(todo))
-        target = CacheTarget(cache.segment_prefix, digests) if cache is not None else None
-        parsed = executor.parse(repo, todo, target, tick)
-        if cache is not None:
-            for p, cached in parsed:
-                if cached:
-                    cache.record(p.path, digests[p.path])
-        phase("parse")
-
-        facts = sorted(reused + [p for p, _ in parsed if isinstance(p, FileFacts)], key=lambda f: f.path)
-        skipped = list(walked.skipped) + [p for p, _ in parsed if isinstance(p, Skipped)]
-        skipped.extend(Skipped(f.path, problem) for f in facts for problem in f.problems)
-        by_family: dict[str, list[FileFacts]] = {}
-        for f in facts:
-            by_family.setdefault(REGISTRY[f.language].family, []).append(f)
-        for family, group in sorted(by_family.items()):
-            # a language may need to see every file before packages are known (Python's __init__.py)
-            REGISTRY[family].prepare(repo, group)
-        objects, edges = build_graph(repo, facts)
-        phase("graph")
-
-        unresolved: list[UnresolvedRef] = []
-        external = 0
-        for i, (family, group) in enumerate(sorted(by_family.items()), 1):
-            res = REGISTRY[family].resolve(repo, group)
-            edges.extend(res.edges)
-            unresolved.extend(res.unresolved)
-            external += res.external
-            if progress:
-                progress("resolve", i, len(by_family))
-        edges.extend(tests_edges(objects, edges))
-        edges = merge_edges(edges)
-        phase("resolve")
-
+        digests = dict(found.digests) if cache is not None else {}
+        run = _parse_and_resolve(repo, walked, executor, cache, digests, progress, phase)
         # Only now touch the store: everything above can fail without losing the old index.
-        refs = {u.key: u for u in sorted(unresolved, key=lambda u: (u.key, u.reason))}
         delta = write_repository(
-            store, repo, objects, edges, [refs[k] for k in sorted(refs)],
-            {f.file.id: f.text for f in facts},
+            store, repo, run.objects, run.edges, run.unresolved, run.sources,
             {"root": str(root_path), "indexed_at": time.time(), "max_bytes": max_bytes},
         )
         phase("write")
         store.save()
         if cache is not None:
-            cache.save({f.path for f in facts})
+            cache.save(run.paths)
         phase("save")
     except BaseException:
         if cache is not None:
@@ -205,13 +176,79 @@ def index_repository(
         raise
 
     return IndexReport(
-        repo=repo, root=str(root_path), files=len(facts), loc=sum(f.file.end_line for f in facts),
-        objects=dict(sorted(Counter(o.kind for o in objects).items())),
-        edges=dict(sorted(Counter(e.kind for e in edges).items())),
-        unresolved=len(refs), external=external, skipped=sorted(skipped, key=lambda s: (s.path, s.reason)),
-        seconds=time.perf_counter() - started, parsed=len(todo), reused=len(reused),
+        repo=repo, root=str(root_path), files=len(run.paths), loc=run.loc,
+        objects=dict(sorted(Counter(o.kind for o in run.objects).items())),
+        edges=dict(sorted(Counter(e.kind for e in run.edges).items())),
+        unresolved=len(run.unresolved), external=run.external,
+        skipped=sorted(run.skipped, key=lambda s: (s.path, s.reason)),
+        seconds=time.perf_counter() - started, parsed=run.parsed, reused=run.reused,
         delta=delta.to_dict(), phases=phases,
     )
+
+
+@dataclass(slots=True)
+class _Resolved:
+    """What a run keeps of its files once they are parsed and resolved. Their
+    facts, most of the objects a run makes, end with the step that read them,
+    not with the run (a collection would scan them all again while it writes)."""
+
+    objects: list[CodeObject]
+    edges: list[Edge]
+    #: one per key, in key order
+    unresolved: list[UnresolvedRef]
+    external: int
+    #: file id -> its text
+    sources: dict[NodeId, str]
+    paths: set[str]
+    loc: int
+    skipped: list[Skipped]
+    parsed: int
+    reused: int
+
+
+def _parse_and_resolve(repo: str, walked: WalkResult, executor: ParseExecutor, cache: FactsCache | None,
+                       digests: dict[str, str], progress: Progress | None,
+                       phase: Callable[[str], None]) -> _Resolved:
+    """Parse (or take from ``cache``), build and resolve the walked files."""
+    todo, reused = _split_by_cache(walked.files, cache, digests)
+    phase("walk")
+    tick = _counter(progress, "parse", len(todo))
+    target = CacheTarget(cache.segment_prefix, digests) if cache is not None else None
+    parsed = executor.parse(repo, todo, target, tick)
+    if cache is not None:
+        for p, cached in parsed:
+            if cached:
+                cache.record(p.path, digests[p.path])
+    phase("parse")
+
+    facts = sorted(reused + [p for p, _ in parsed if isinstance(p, FileFacts)], key=lambda f: f.path)
+    skipped = list(walked.skipped) + [p for p, _ in parsed if isinstance(p, Skipped)]
+    skipped.extend(Skipped(f.path, problem) for f in facts for problem in f.problems)
+    by_family: dict[str, list[FileFacts]] = {}
+    for f in facts:
+        by_family.setdefault(REGISTRY[f.language].family, []).append(f)
+    for family, group in sorted(by_family.items()):
+        # a language may need to see every file before packages are known (Python's __init__.py)
+        REGISTRY[family].prepare(repo, group)
+    objects, edges = build_graph(repo, facts)
+    phase("graph")
+
+    unresolved: list[UnresolvedRef] = []
+    external = 0
+    for i, (family, group) in enumerate(sorted(by_family.items()), 1):
+        res = executor.resolve(REGISTRY[family].resolver(repo, group), group)
+        edges.extend(res.edges)
+        unresolved.extend(res.unresolved)
+        external += res.external
+        if progress:
+            progress("resolve", i, len(by_family))
+    edges.extend(tests_edges(objects, edges))
+    refs = {u.key: u for u in sorted(unresolved, key=lambda u: (u.key, u.reason))}
+    run = _Resolved(objects, merge_edges(edges), [refs[k] for k in sorted(refs)], external,
+                    {f.file.id: f.text for f in facts}, {f.path for f in facts},
+                    sum(f.file.end_line for f in facts), skipped, len(todo), len(reused))
+    phase("resolve")
+    return run
 
 
 def _split_by_cache(files: list[SourceFile], cache: FactsCache | None, digests: dict[str, str]

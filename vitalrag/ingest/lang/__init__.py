@@ -20,7 +20,7 @@ from typing import Protocol
 
 import tree_sitter
 
-from vitalrag.ingest.facts import FileFacts, Resolution
+from vitalrag.ingest.facts import FileFacts, Resolver
 from vitalrag.ingest.lang import java, python, tags
 
 
@@ -63,8 +63,9 @@ class Language(Protocol):
         """Facts that need every file of the family, before the graph is built
         (Python's packages, Go's module path); nothing for most."""
 
-    def resolve(self, repo: str, facts: list[FileFacts]) -> Resolution:
-        """Edges and unresolved references of the family's files."""
+    def resolver(self, repo: str, facts: list[FileFacts]) -> Resolver:
+        """The resolution of the family's files: edges and unresolved references
+        (``resolve_all`` runs it here; a ``ParsePool`` may spread its ``files`` step)."""
 
 
 _ALL: tuple[Language, ...] = (

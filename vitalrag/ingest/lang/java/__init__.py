@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vitalrag.ingest.facts import FileFacts, Resolution
+from vitalrag.ingest.facts import FileFacts, Resolver
 
 if TYPE_CHECKING:
     from vitalrag.ingest.lang.java.facts import JavaFacts
@@ -42,10 +42,10 @@ class Java:
     def prepare(self, repo: str, facts: list[FileFacts[JavaFacts]]) -> None:
         """Nothing needs every file before the graph is built."""
 
-    def resolve(self, repo: str, facts: list[FileFacts[JavaFacts]]) -> Resolution:
-        from vitalrag.ingest.lang.java.resolution import resolve
+    def resolver(self, repo: str, facts: list[FileFacts[JavaFacts]]) -> Resolver:
+        from vitalrag.ingest.lang.java.resolution import JavaResolver
 
-        return resolve(repo, facts)
+        return JavaResolver(repo, facts)
 
 
 JAVA = Java()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 
-from vitalrag.ingest.facts import RawRef, Resolution, combine
+from vitalrag.ingest.facts import RawRef, Resolution, resolve_all
 from vitalrag.ingest.lang.java.calls import CallResolver
 from vitalrag.ingest.lang.java.facts import CallSite, ImportDecl, TypeUse
 from vitalrag.ingest.lang.java.index import External, FileCtx, JavaFile, JavaIndex, Missing, Scope, TypeInfo
@@ -133,13 +133,28 @@ class _Resolver:
             self.unresolved(ref, "REFERENCES", jt.reason or "unknown-type")
 
 
+class JavaResolver:
+    """The ``Resolver`` of a repository's Java files: INHERITS once
+    (``shared``), then the imports, calls and type references of each file
+    (``files``), over one index of the repository's types."""
+
+    def __init__(self, repo: str, facts: list[JavaFile]) -> None:
+        self.repo = repo
+        self._r = _Resolver(repo, facts)
+
+    def shared(self) -> Resolution:
+        return self._r.run_inherits()
+
+    def files(self, facts: list[JavaFile]) -> Resolution:
+        res = self._r.run_files(facts)
+        log.debug("java %s: %d edges, %d unresolved, %d external in %d files",
+                  self.repo, len(res.edges), len(res.unresolved), res.external, len(facts))
+        return res
+
+    def close(self) -> None:
+        self._r.release()
+
+
 def resolve(repo: str, facts: list[JavaFile]) -> Resolution:
-    """Edges and unresolved references of a repository's Java files."""
-    r = _Resolver(repo, facts)
-    try:
-        res = combine(r.run_inherits(), r.run_files(facts))
-    finally:
-        r.release()
-    log.debug("java %s: %d edges, %d unresolved, %d external",
-              repo, len(res.edges), len(res.unresolved), res.external)
-    return res
+    """Edges and unresolved references of a repository's Java files (``JavaResolver``, in this process)."""
+    return resolve_all(JavaResolver(repo, facts), facts)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vitalrag.ingest.facts import FileFacts, Resolution
+from vitalrag.ingest.facts import FileFacts, Resolver
 
 if TYPE_CHECKING:
     from vitalrag.ingest.lang.python.facts import PythonFacts
@@ -43,10 +43,10 @@ class Python:
 
         prepare(repo, facts)
 
-    def resolve(self, repo: str, facts: list[FileFacts[PythonFacts]]) -> Resolution:
-        from vitalrag.ingest.lang.python.resolution import resolve
+    def resolver(self, repo: str, facts: list[FileFacts[PythonFacts]]) -> Resolver:
+        from vitalrag.ingest.lang.python.resolution import PythonResolver
 
-        return resolve(repo, facts)
+        return PythonResolver(repo, facts)
 
 
 PYTHON = Python()

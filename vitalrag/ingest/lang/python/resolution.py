@@ -24,7 +24,7 @@ import posixpath
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from vitalrag.ingest.facts import FileFacts, Resolution, combine
+from vitalrag.ingest.facts import FileFacts, Resolution, resolve_all
 from vitalrag.ingest.lang.python.facts import Import, PythonFacts
 from vitalrag.model import Edge, UnresolvedRef
 
@@ -534,15 +534,35 @@ class _Resolver:
                     self._unresolved(ref.source, "CALLS", ref.name, ref.line, t[1])
 
 
+class PythonResolver:
+    """The ``Resolver`` of a repository's Python files: imports are bound and
+    IMPORTS and INHERITS resolved once (``shared``), then the calls written in
+    each file (``files``)."""
+
+    def __init__(self, repo: str, facts: list[PyFile]) -> None:
+        self._r = _Resolver(repo, facts)
+
+    def shared(self) -> Resolution:
+        r = self._r
+        r.build_bindings()
+        r.import_edges()
+        r.resolve_bases()
+        r._memo.clear()  # names cached before bases were known may have missed inherited members
+        shared = Resolution(r.edges, r.res.unresolved, r.res.external)
+        r.edges, r.res = [], Resolution()
+        return shared
+
+    def files(self, facts: list[PyFile]) -> Resolution:
+        r = self._r
+        r.resolve_calls(facts)
+        done = Resolution(r.edges, r.res.unresolved, r.res.external)
+        r.edges, r.res = [], Resolution()
+        return done
+
+    def close(self) -> None:
+        pass
+
+
 def resolve(repo: str, facts: list[PyFile]) -> Resolution:
-    """Bind imports and resolve IMPORTS and INHERITS (whole-repository work),
-    then the calls written in every file."""
-    r = _Resolver(repo, facts)
-    r.build_bindings()
-    r.import_edges()
-    r.resolve_bases()
-    r._memo.clear()  # names cached before bases were known may have missed inherited members
-    shared = Resolution(r.edges, r.res.unresolved, r.res.external)
-    r.edges, r.res = [], Resolution()
-    r.resolve_calls(facts)
-    return combine(shared, Resolution(r.edges, r.res.unresolved, r.res.external))
+    """Every edge and unresolved reference of ``facts`` (``PythonResolver``, in this process)."""
+    return resolve_all(PythonResolver(repo, facts), facts)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from vitalrag.ingest.facts import FileFacts, Resolution
+from vitalrag.ingest.facts import FileFacts, Resolution, Resolver, WholeResolver
 
 if TYPE_CHECKING:
     from vitalrag.ingest.lang.tags.extraction import Support
@@ -67,8 +67,9 @@ class TagsLanguage:
     def prepare(self, repo: str, facts: list[FileFacts]) -> None:
         self.rules().prepare(repo, facts)
 
-    def resolve(self, repo: str, facts: list[FileFacts]) -> Resolution:
-        return self.rules().resolve(repo, facts)
+    def resolver(self, repo: str, facts: list[FileFacts]) -> Resolver:
+        """Its rules resolve a repository in one step."""
+        return WholeResolver(self.rules().resolve, repo, facts)
 
 
 def _javascript() -> Rules:
