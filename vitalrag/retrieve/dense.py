@@ -157,7 +157,8 @@ class SentenceTransformerEmbedder:
     @property
     def dim(self) -> int:
         model = self._load()
-        getter = getattr(model, "get_sentence_embedding_dimension", None) or model.get_embedding_dimension
+        # the newer name first: sentence-transformers 5 warns on the older one
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
