@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 
-from vitalrag.ingest.facts import RawRef, Resolution, resolve_all
+from vitalrag.ingest.facts import RawRef, Resolution
 from vitalrag.ingest.lang.java.calls import CallResolver
 from vitalrag.ingest.lang.java.facts import CallSite, ImportDecl, TypeUse
 from vitalrag.ingest.lang.java.index import External, FileCtx, JavaFile, JavaIndex, Missing, Scope, TypeInfo
@@ -30,7 +30,7 @@ from vitalrag.model import Edge, UnresolvedRef, module_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["resolve"]
+__all__ = ["JavaResolver"]
 
 
 # ---- the resolver entry point ---------------------------------------------------------
@@ -154,7 +154,3 @@ class JavaResolver:
     def close(self) -> None:
         self._r.release()
 
-
-def resolve(repo: str, facts: list[JavaFile]) -> Resolution:
-    """Edges and unresolved references of a repository's Java files (``JavaResolver``, in this process)."""
-    return resolve_all(JavaResolver(repo, facts), facts)

@@ -24,7 +24,7 @@ import posixpath
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from vitalrag.ingest.facts import FileFacts, Resolution, resolve_all
+from vitalrag.ingest.facts import FileFacts, Resolution
 from vitalrag.ingest.lang.python.facts import Import, PythonFacts
 from vitalrag.model import Edge, UnresolvedRef
 
@@ -543,26 +543,22 @@ class PythonResolver:
         self._r = _Resolver(repo, facts)
 
     def shared(self) -> Resolution:
-        r = self._r
-        r.build_bindings()
-        r.import_edges()
-        r.resolve_bases()
-        r._memo.clear()  # names cached before bases were known may have missed inherited members
-        shared = Resolution(r.edges, r.res.unresolved, r.res.external)
-        r.edges, r.res = [], Resolution()
-        return shared
+        self._r.build_bindings()
+        self._r.import_edges()
+        self._r.resolve_bases()
+        self._r._memo.clear()  # names cached before bases were known may have missed inherited members
+        return self._taken()
 
     def files(self, facts: list[PyFile]) -> Resolution:
-        r = self._r
-        r.resolve_calls(facts)
-        done = Resolution(r.edges, r.res.unresolved, r.res.external)
-        r.edges, r.res = [], Resolution()
-        return done
+        self._r.resolve_calls(facts)
+        return self._taken()
 
     def close(self) -> None:
         pass
 
-
-def resolve(repo: str, facts: list[PyFile]) -> Resolution:
-    """Every edge and unresolved reference of ``facts`` (``PythonResolver``, in this process)."""
-    return resolve_all(PythonResolver(repo, facts), facts)
+    def _taken(self) -> Resolution:
+        """What the resolver found since the last call (and it starts afresh)."""
+        r = self._r
+        done = Resolution(r.edges, r.res.unresolved, r.res.external)
+        r.edges, r.res = [], Resolution()
+        return done
