@@ -28,6 +28,8 @@ those lines, numbered::
   the descriptor's ranges are the shown lines, the object's own range follows
   in ``(of a-b)`` when not all of it is shown.
 - Internal id suffixes (``#2``, ``#setter``) never reach the text.
+- A descriptor is one line: paths, identifiers and signatures are written with
+  their control characters escaped (``kernel.printable``).
 
 Every rendering starts with ``---`` and ends with a newline, so the tokens of a
 concatenation are the sum of the parts (as in ``render``).
@@ -42,6 +44,7 @@ from dataclasses import dataclass
 from vitalrag.allocate.provenance import identifier_tokens
 from vitalrag.allocate.render import Rendering, line_scores
 from vitalrag.allocate.source import ObjectText
+from vitalrag.kernel.printable import escape_controls, one_line
 from vitalrag.tokens import TokenCounter
 
 GAP = "⋮\n"
@@ -53,8 +56,9 @@ _HEADER_KINDS = frozenset({"class", "interface", "enum"})
 
 
 def display_identifier(identifier: str) -> str:
-    """The identifier without the index's disambiguation suffixes."""
-    return " ".join(_SUFFIX.sub("", identifier).split())
+    """The identifier without the index's disambiguation suffixes, on one line
+    with no control character (``kernel.printable``)."""
+    return one_line(_SUFFIX.sub("", identifier))
 
 
 def statement_starts(lines: Sequence[str]) -> list[bool]:
@@ -191,18 +195,19 @@ class _Builder:
     def descriptor(self, shown: set[int]) -> str:
         obj = self.obj
         ident = display_identifier(obj.identifier)
+        path = escape_controls(obj.path)
         if not obj.lines or not obj.verbatim:
-            return f"--- {obj.path} {ident}".rstrip() + "\n"
+            return f"--- {path} {ident}".rstrip() + "\n"
         spans = ",".join(f"{obj.start_line + a}-{obj.start_line + b}" if a != b else f"{obj.start_line + a}"
                          for a, b in _ranges(shown))
         whole = f"{obj.start_line}-{obj.end_line}"
         tail = "" if len(shown) == len(obj.lines) else f" (of {whole})"
-        return f"--- {obj.path}:{spans or whole} {ident}{tail}".rstrip() + "\n"
+        return f"--- {path}:{spans or whole} {ident}{tail}".rstrip() + "\n"
 
     def _head(self, shown: set[int]) -> str:
         head = self.descriptor(shown)
         if shown and 0 not in shown and self.obj.signature:
-            head += f"--- sig: {' '.join(self.obj.signature.split())}\n"
+            head += f"--- sig: {one_line(self.obj.signature)}\n"
         return head
 
     def text(self, shown: set[int]) -> str:
@@ -258,7 +263,7 @@ class _Builder:
         width = len(str(end))
         body = "".join((f"{c.start_line + k:>{width}} {ln}\n" if self.numbers else ln + "\n")
                        for k, ln in enumerate(c.lines))
-        return f"--- called from {c.path}:{c.start_line}-{end}\n{body}"
+        return f"--- called from {escape_controls(c.path)}:{c.start_line}-{end}\n{body}"
 
 
 def render_for_agent(obj: ObjectText, query_tokens: frozenset[str], budget: int,

@@ -63,6 +63,7 @@ from vitalrag.allocate.render import Rendering
 from vitalrag.allocate.source import ObjectText
 from vitalrag.allocate.vital import ObjectGroup, SameFile, quotient
 from vitalrag.kernel.paths import is_test_path
+from vitalrag.kernel.printable import escape_controls
 from vitalrag.model import Role, SlotRecord, split_lines
 from vitalrag.tokens import TokenCounter
 
@@ -367,7 +368,7 @@ class FillPolicy:
         if not r.text:
             return r
         head, _, body = r.text.partition("\n")
-        at = f"--- {s.cand.text.path}:"
+        at = f"--- {escape_controls(s.cand.text.path)}:"
         if head.startswith(at):  # the descriptor names every shown line, the container's first
             head = at + ",".join(map(str, lines)) + "," + head[len(at):]
         text = f"{head}\n{prefix}{body}"
@@ -440,7 +441,7 @@ def outline_rendering(obj: ObjectText, counter, line_numbers: bool) -> Rendering
         return None
     code = obj.lines[line - obj.start_line].rstrip()
     whole = f"{obj.start_line}-{obj.end_line}"
-    head = f"--- {obj.path}:{line} {display_identifier(obj.identifier)}"
+    head = f"--- {escape_controls(obj.path)}:{line} {display_identifier(obj.identifier)}"
     head += "" if whole == str(line) or obj.start_line == obj.end_line else f" (of {whole})"
     text = f"{head}\n{f'{line} ' if line_numbers else ''}{code}\n"
     n = counter.count(text)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 from vitalrag.allocate.provenance import identifier_tokens
 from vitalrag.allocate.source import ObjectText
+from vitalrag.kernel.printable import escape_controls, one_line
 from vitalrag.tokens import TokenCounter
 
 _UP, _DOWN = -1, 1
@@ -48,19 +49,16 @@ class Rendering:
         return self.tokens < self.full_tokens
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def descriptor(obj: ObjectText) -> str:
-    """``--- path:start-end identifier``: where the lines below come from."""
+    """``--- path:start-end identifier``: where the lines below come from, on one
+    line with no control character (``kernel.printable``)."""
     span = f":{obj.start_line}-{obj.end_line}" if obj.lines else ""
-    return f"--- {_one_line(obj.path)}{span} {_one_line(obj.identifier)}".rstrip() + "\n"
+    return f"--- {escape_controls(obj.path)}{span} {one_line(obj.identifier)}".rstrip() + "\n"
 
 
 def signature_line(obj: ObjectText) -> str:
     """The signature, shown when the window does not reach the object's first line."""
-    sig = _one_line(obj.signature)
+    sig = one_line(obj.signature)
     return f"--- sig: {sig}\n" if sig else ""
 
 

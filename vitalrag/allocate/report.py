@@ -11,7 +11,8 @@ report can be mailed, attached to an issue or opened offline:
   tokens its rendering used;
 - the dropped views, with why.
 
-Every piece of text from the record is escaped.
+Every piece of text from the record is escaped, its control characters too
+(``kernel.printable``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from vitalrag.kernel.printable import printable
 from vitalrag.model import AllocationRecord, SlotRecord, ViewDecision
 
 #: fill colours by role (given share); the used part is drawn darker
@@ -76,7 +78,7 @@ details summary { cursor: pointer; color: #2171b5; margin-top: .4em; }
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    return escape(printable(str(value)), quote=True)
 
 
 def spans_text(spans: Sequence[tuple[int, int]]) -> str:

@@ -9,6 +9,11 @@ ignore pattern with so many wildcards that matching it could backtrack for
 minutes is reported and skipped, and the walk has a step and a time budget. Vendored and tool
 folders are never walked. What is passed over on purpose is reported with a
 reason; files in languages we do not parse are ignored silently.
+
+A file whose path holds a control character (C0, DEL or C1, in any component) is
+not indexed: such a name could write forged lines into a context. It is reported
+as skipped, its path written with the characters escaped (``\\x0a``), as is a
+folder with such a name, which is not walked (``kernel.printable``).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 import pathspec
 
 from vitalrag.ingest.lang import language_for_path
+from vitalrag.kernel.printable import escape_controls, has_control
 
 log = logging.getLogger(__name__)
 
@@ -172,8 +178,13 @@ def _is_vendored(rel_path: str) -> bool:
 
 
 def shown_name(rel_path: str) -> str:
-    """A path as it can be printed: bytes that are not UTF-8 become U+FFFD."""
-    return rel_path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """A path as it can be printed: bytes that are not UTF-8 become U+FFFD, and
+    control characters are escaped (``\\x0a``)."""
+    return escape_controls(rel_path.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+
+
+#: why a file or folder with a control character in its name is passed over
+CONTROL_REASON = "name holds a control character (shown escaped): it could forge lines in a context"
 
 
 def _not_utf8(rel_path: str) -> bool:
@@ -211,6 +222,9 @@ def walk_repository(
             continue
         if _not_utf8(rel):
             result.skipped.append(Skipped(shown_name(rel), "file name is not UTF-8"))
+            continue
+        if has_control(rel):
+            result.skipped.append(Skipped(shown_name(rel), f"file {CONTROL_REASON}"))
             continue
         abspath = os.path.join(root_str, rel)
         reason, size = _check_file(root_path, abspath, max_bytes)
@@ -263,6 +277,9 @@ def _walk_with_gitignore(
                 continue
             if _not_utf8(d):
                 result.skipped.append(Skipped(shown_name(rel) + "/", "folder name is not UTF-8"))
+                continue
+            if has_control(d):
+                result.skipped.append(Skipped(shown_name(rel) + "/", f"folder {CONTROL_REASON}"))
                 continue
             if os.path.exists(os.path.join(full, ".git")):
                 continue  # another repository (a submodule): git does not list its files either
