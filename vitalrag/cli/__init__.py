@@ -10,6 +10,7 @@ import click
 
 from vitalrag import __version__
 from vitalrag.errors import VitalRAGError
+from vitalrag.kernel.printable import printable
 
 
 #: young objects allocated between two collections (CPython's default is 700), and
@@ -40,13 +41,22 @@ def tune_gc() -> None:
 
 
 class VitalGroup(click.Group):
-    """Turns every ``VitalRAGError`` into one clear line on stderr and exit 1."""
+    """Turns every ``VitalRAGError`` into one clear line on stderr and exit 1 (a
+    message naming a repository's file prints its control characters escaped)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except VitalRAGError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise click.ClickException(printable(str(exc))) from exc
+
+
+class PrintableFormatter(logging.Formatter):
+    """Log lines with their control characters escaped: a message may name a
+    repository's file."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
 
 
 @click.group(cls=VitalGroup)
@@ -62,7 +72,8 @@ def main(verbose: int) -> None:
     from vitalrag.cli.output import stderr_console
 
     handler = RichHandler(console=stderr_console(), show_path=False, level=level)
-    logging.basicConfig(level=level, format="%(message)s", handlers=[handler])
+    handler.setFormatter(PrintableFormatter("%(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
 
 
 from vitalrag.cli import (  # noqa: E402  (register commands)

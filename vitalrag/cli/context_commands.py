@@ -14,9 +14,10 @@ from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
 from vitalrag.allocate.fill import TESTS_MODES
 from vitalrag.allocate.report import render_html, spans_text, view_label
 from vitalrag.cli.index_commands import store_option
-from vitalrag.cli.output import emit_json, stderr_console
+from vitalrag.cli.output import echo, emit_json
 from vitalrag.context import DEFAULT_POOL, context
 from vitalrag.errors import InputError
+from vitalrag.kernel.printable import printable
 from vitalrag.model import AllocationRecord, ViewDecision
 from vitalrag.retrieve.api import RETRIEVERS
 
@@ -105,13 +106,16 @@ def print_record(record: AllocationRecord, console: Console | None = None) -> No
         # the tables are this command's data: stdout, plain and wide when piped
         tty = sys.stdout.isatty()
         wide = tty or os.environ.get("COLUMNS", "").isdigit()  # a terminal's width, or the one asked for
-        console = Console(file=sys.stdout, highlight=False, width=None if wide else 200)
+        console = Console(file=sys.stdout, highlight=False, markup=False, width=None if wide else 200)
     p = record.params
     budget = p.get("budget", "?")
     settings = "  ".join(f"{k}={v}" for k, v in p.items() if k != "budget")
-    console.print(Text(f"query: {record.query}"))
-    console.print(Text(f"policy: {record.policy}  budget={budget}  {settings}"))
-    console.print(Text(f"tokens: {record.tokens} of {budget} used; query tokens: "
+    def text(value: object) -> Text:  # repository text, escaped: rich keeps ESC and C1 as they are
+        return Text(printable(str(value)))
+
+    console.print(text(f"query: {record.query}"))
+    console.print(text(f"policy: {record.policy}  budget={budget}  {settings}"))
+    console.print(text(f"tokens: {record.tokens} of {budget} used; query tokens: "
                        f"{', '.join(record.query_tokens) or 'none'}"))
 
     merged_count: dict[int, int] = {}
@@ -126,7 +130,7 @@ def print_record(record: AllocationRecord, console: Console | None = None) -> No
         _column(slots, name, right)
     for s in record.slots:
         shown = (spans_text(s.spans) or "-") if s.tokens else "-"
-        slots.add_row(*(Text(str(c)) for c in (
+        slots.add_row(*(text(c) for c in (
             s.slot, s.role, s.object_key, shown, f"{s.score:.4f}", s.d, s.b, s.tokens,
             "yes" if s.clipped else "no", merged_count.get(s.slot, 0), s.reason)))
     console.print(slots)
@@ -138,7 +142,7 @@ def print_record(record: AllocationRecord, console: Console | None = None) -> No
         _column(views, name, right)
     by_id = {v.view_id: v for v in record.views}
     for v in record.views:
-        views.add_row(*(Text(str(c)) for c in (
+        views.add_row(*(text(c) for c in (
             v.rank, f"{v.score:.4f}", v.object_key, view_label(v.view_id, v.object_key),
             *_fate(v, by_id))))
     console.print(views)
@@ -173,11 +177,11 @@ def context_command(query: str, as_json: bool, **opts: Any) -> None:
     if not result.text:
         needs = min((s.d for s in result.record.slots if s.d), default=None)
         if needs is None:
-            stderr_console().print(f"no code found for {query!r}", highlight=False, markup=False)
+            echo(f"no code found for {query!r}", err=True)
             return
         raise InputError(f"nothing fits in --budget {opts['budget']}: the smallest selected object "
                          f"needs {needs} tokens")
-    click.echo(result.text, nl=False)
+    echo(result.text, nl=False)
 
 
 @click.command()
@@ -205,16 +209,16 @@ def explain(query: str, html_out: Path | None, neo4j_uri: str | None, **opts: An
             html_out.write_text(render_html(result.record, parts=result.parts), encoding="utf-8")
         except OSError as exc:
             raise InputError(f"cannot write {html_out}: {exc.strerror or exc}") from exc
-        stderr_console().print(f"wrote {html_out}", highlight=False, markup=False)
+        echo(f"wrote {html_out}", err=True)
     if store is not None:
         try:
             aid = store.write_allocation(result.record)
         finally:
             store.close()
         # plain echo: the Cypher line must not be wrapped, so it can be pasted
-        click.echo(f"wrote allocation {aid} to {neo4j_uri}; paste in the Browser:", err=True)
-        click.echo(f"MATCH p=(a:Allocation {{id: '{aid}'}})-[:SELECTED|CONSIDERED]->()-[*0..1]->() RETURN p",
-                   err=True)
+        echo(f"wrote allocation {aid} to {neo4j_uri}; paste in the Browser:", err=True)
+        echo(f"MATCH p=(a:Allocation {{id: '{aid}'}})-[:SELECTED|CONSIDERED]->()-[*0..1]->() RETURN p",
+             err=True)
 
 
 def _provenance_store(neo4j_uri: str, record: AllocationRecord) -> Any:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from vitalrag.cli.output import emit_json, progress_bar, stderr_console
+from vitalrag.cli.output import echo, emit_json, progress_bar
 from vitalrag.errors import InputError
 
 
@@ -54,7 +54,7 @@ def corpus_fetch(names: tuple[str, ...], as_json: bool) -> None:
         emit_json(rows)
         return
     for r in rows:
-        click.echo(f"{r['name']:<12} {r['spec']:<46} {r['path']}  sha256:{r['sha256'] or '-'}")
+        echo(f"{r['name']:<12} {r['spec']:<46} {r['path']}  sha256:{r['sha256'] or '-'}")
 
 
 @corpus.command("list")
@@ -64,7 +64,7 @@ def corpus_list() -> None:
 
     for alias, names in ALIASES.items():
         for name in names:
-            click.echo(f"{name:<12} {NAMED_CORPORA[name]:<46} {alias}")
+            echo(f"{name:<12} {NAMED_CORPORA[name]:<46} {alias}")
 
 
 @eval_group.command("build")
@@ -113,12 +113,12 @@ def build(repos: tuple[str, ...], output: Path, context_lines: int, seed: int, n
     for r in reports:
         dropped = ", ".join(f"{k} {v}" for k, v in r["dropped"].items()) or "none"
         skipped = ", ".join(f"{k} {v}" for k, v in r["skipped_files"].items()) or "none"
-        click.echo(f"{r['repo']}: {r['tasks']} tasks from {r['files']} files "
-                   f"({', '.join(f'{k} {v}' for k, v in r['by_setting'].items()) or 'none'}; "
-                   f"{', '.join(f'{k} {v}' for k, v in r['by_difficulty'].items()) or '-'})")
-        click.echo(f"  dropped: {dropped}")
-        click.echo(f"  files without tasks: {skipped}")
-    click.echo(f"wrote {n} tasks to {output}")
+        echo(f"{r['repo']}: {r['tasks']} tasks from {r['files']} files "
+             f"({', '.join(f'{k} {v}' for k, v in r['by_setting'].items()) or 'none'}; "
+             f"{', '.join(f'{k} {v}' for k, v in r['by_difficulty'].items()) or '-'})")
+        echo(f"  dropped: {dropped}")
+        echo(f"  files without tasks: {skipped}")
+    echo(f"wrote {n} tasks to {output}")
 
 
 @eval_group.command("import-repobench")
@@ -148,8 +148,8 @@ def import_repobench(files: tuple[Path, ...], output: Path, context_lines: int, 
         return
     dropped = ", ".join(f"{k} {v}" for k, v in data["dropped"].items()) or "none"
     langs = ", ".join(f"{k} {v}" for k, v in data["by_language"].items()) or "none"
-    click.echo(f"{data['rows']} rows: {n} tasks ({langs}); dropped: {dropped}")
-    click.echo(f"wrote {n} tasks to {output}")
+    echo(f"{data['rows']} rows: {n} tasks ({langs}); dropped: {dropped}")
+    echo(f"wrote {n} tasks to {output}")
 
 
 @eval_group.command("run")
@@ -199,13 +199,13 @@ def run(tasks_file: Path, policies: str, budget: int, budgets: str | None, sweep
     if as_json:
         emit_json({"run_dir": str(run_dir), "run": summary["run"], "results": overall})
         return
-    click.echo(f"{summary['tasks']} tasks, {len(overall)} policy/budget runs in {summary['run']['seconds']} s "
-               f"-> {run_dir}")
+    echo(f"{summary['tasks']} tasks, {len(overall)} policy/budget runs in {summary['run']['seconds']} s "
+         f"-> {run_dir}")
     width = max((len(r["policy"]) for r in overall), default=0)
     for r in overall:
-        click.echo(f"  {r['policy']:<{width}} B={r['budget']:<5} R@5 {100 * r['r5']['mean']:6.2f}  "
-                   f"R@B {100 * r['rb']['mean']:6.2f}  Auth@5 {r['auth5']['mean']:.3f}  "
-                   f"tokens {r['tokens']['mean']:7.0f}")
+        echo(f"  {r['policy']:<{width}} B={r['budget']:<5} R@5 {100 * r['r5']['mean']:6.2f}  "
+             f"R@B {100 * r['rb']['mean']:6.2f}  Auth@5 {r['auth5']['mean']:.3f}  "
+             f"tokens {r['tokens']['mean']:7.0f}")
 
 
 @eval_group.command("report")
@@ -219,8 +219,8 @@ def report(run_dir: Path, output: Path | None, no_plots: bool) -> None:
     from vitalrag.eval.report import write_report
 
     result = write_report(run_dir, output, plots=not no_plots)
-    click.echo(result["markdown"])
-    stderr_console().print(f"wrote {len(result['files'])} files to {Path(result['files'][-1]).parent}")
+    echo(result["markdown"])
+    echo(f"wrote {len(result['files'])} files to {Path(result['files'][-1]).parent}", err=True)
 
 
 @eval_group.command("policies")
@@ -230,7 +230,7 @@ def policies_cmd() -> None:
 
     width = max(map(len, POLICIES))
     for name, p in POLICIES.items():
-        click.echo(f"{name:<{width}} {p.description}")
+        echo(f"{name:<{width}} {p.description}")
 
 
 def register(group: click.Group) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vitalrag.cli.output import emit_json, progress_bar, stderr_console
+from vitalrag.cli.output import echo, emit_json, progress_bar, stderr_console
 from vitalrag.errors import ObjectNotFound, VitalRAGError
 from vitalrag.graph.store import DEFAULT_STORE, GraphStore, known_repositories, object_lines, open_store
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
@@ -127,7 +127,6 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
 
     with ParsePool() as pool:  # for every re-index, forked before anything is loaded
         where, embedder = _prepare_write(store_location, index_dir, model, embed)
-        console = stderr_console()
 
         def run(changed: list[str], label: str = "catch-up") -> None:
             started = time.perf_counter()
@@ -139,19 +138,19 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
             assert report is not None and stats is not None  # forced: never skipped
             what = f"{len(changed)} changed file(s)" if changed else label
             # one line per step (a log line a rich console would wrap)
-            click.echo(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
-                       f"changes {report.delta}, embedded {stats.encoded} view(s); "
-                       f"{seconds:.2f}s in all (graph {report.seconds:.2f}s, "
-                       f"embed {phases.get('embed', 0.0):.2f}s)", err=True)
+            echo(f"[{time.strftime('%H:%M:%S')}] {what}: parsed {report.parsed}, "
+                 f"changes {report.delta}, embedded {stats.encoded} view(s); "
+                 f"{seconds:.2f}s in all (graph {report.seconds:.2f}s, "
+                 f"embed {phases.get('embed', 0.0):.2f}s)", err=True)
 
         run([], "initial index")
-        console.print(f"watching {path} (Ctrl-C to stop)")
+        echo(f"watching {path} (Ctrl-C to stop)", err=True)
 
         def on_change(changed: list[str]) -> None:
             try:
                 run(changed)
             except VitalRAGError as exc:  # keep watching: the next save may fix it
-                console.print(f"re-index failed: {exc}")
+                echo(f"re-index failed: {exc}", err=True)
 
         watch_repository(path, on_change, debounce_ms=debounce, ignore=(where.folder,))
 
@@ -173,7 +172,7 @@ def _prepare_write(store_location: str, index_dir: str | None, model: str | None
 def _writing(where: IndexLocation, wait: bool) -> AbstractContextManager[None]:
     """The index's writer lock for one run, saying so when it waits for another."""
     def waiting() -> None:
-        click.echo(f"another index is writing {where.folder}: waiting for it", err=True)
+        echo(f"another index is writing {where.folder}: waiting for it", err=True)
 
     return where.writer(wait=wait, on_wait=waiting)
 
@@ -185,11 +184,11 @@ def _print_report(data: dict[str, Any], location: str) -> None:
     phases = data["phases"]
     if data.get("unchanged_since"):
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(data["unchanged_since"]))
-        click.echo(f"{data['repo']} is unchanged since its index of {when}: nothing written "
-                   "(--force indexes it again)")
-    click.echo(f"indexed {data['repo']}: {data['files']} files ({data['parsed']} parsed, "
-               f"{data['reused']} unchanged), {data['loc']} lines in {data['seconds']:.2f}s into {location} "
-               f"(graph {data['graph_seconds']:.2f}s, embed {phases.get('embed', 0.0):.2f}s)")
+        echo(f"{data['repo']} is unchanged since its index of {when}: nothing written "
+             "(--force indexes it again)")
+    echo(f"indexed {data['repo']}: {data['files']} files ({data['parsed']} parsed, "
+         f"{data['reused']} unchanged), {data['loc']} lines in {data['seconds']:.2f}s into {location} "
+         f"(graph {data['graph_seconds']:.2f}s, embed {phases.get('embed', 0.0):.2f}s)")
     table = Table("kind", "count", title="objects", title_justify="left")
     for kind, n in data["objects"].items():
         table.add_row(kind, str(n))
@@ -198,13 +197,13 @@ def _print_report(data: dict[str, Any], location: str) -> None:
     for kind, n in data["edges"].items():
         table.add_row(kind, str(n))
     console.print(table)
-    click.echo(f"unresolved references: {data['unresolved']}  (external: {data['external']})")
-    click.echo(f"views: {data['views']}  (newly embedded: {data['embedded']}, model: {data['model'] or 'none'})")
-    click.echo("time by phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in phases.items()))
+    echo(f"unresolved references: {data['unresolved']}  (external: {data['external']})")
+    echo(f"views: {data['views']}  (newly embedded: {data['embedded']}, model: {data['model'] or 'none'})")
+    echo("time by phase: " + ", ".join(f"{k} {v:.2f}s" for k, v in phases.items()))
     if data["skipped"]:
-        click.echo(f"skipped or partly parsed: {len(data['skipped'])}")
+        echo(f"skipped or partly parsed: {len(data['skipped'])}")
         for s in data["skipped"]:
-            click.echo(f"  {s['path']}: {s['reason']}")
+            echo(f"  {s['path']}: {s['reason']}")
 
 
 @click.command()
@@ -226,7 +225,7 @@ def objects(store_location: str, kind: str | None, path: str | None, repo: str |
         emit_json(rows)
         return
     for r in rows:
-        click.echo(f"{r['kind']:<10} {r['id']}  [{r['start_line']}-{r['end_line']}]")
+        echo(f"{r['kind']:<10} {r['id']}  [{r['start_line']}-{r['end_line']}]")
 
 
 @click.command()
@@ -243,7 +242,7 @@ def edges(store_location: str, kind: str | None, repo: str | None, as_json: bool
         emit_json(rows)
         return
     for r in rows:
-        click.echo(f"{r['source']} -{r['kind']}-> {r['target']}")
+        echo(f"{r['source']} -{r['kind']}-> {r['target']}")
 
 
 def object_source(store: GraphStore, obj_id: str) -> tuple[Any, str]:
@@ -267,20 +266,20 @@ def show(object_id: str, store_location: str, as_json: bool) -> None:
     if as_json:
         emit_json({"object": obj.to_dict(), "source": text, "edges": edge_rows})
         return
-    click.echo(f"{obj.kind} {obj.id}")
-    click.echo(f"  {obj.path}:{obj.start_line}-{obj.end_line}  ({obj.language})")
+    echo(f"{obj.kind} {obj.id}")
+    echo(f"  {obj.path}:{obj.start_line}-{obj.end_line}  ({obj.language})")
     if obj.signature:
-        click.echo(f"  signature: {obj.signature}")
+        echo(f"  signature: {obj.signature}")
     if obj.docstring:
-        click.echo(f"  docstring: {obj.docstring.splitlines()[0]}")
+        echo(f"  docstring: {obj.docstring.splitlines()[0]}")
     if text:
-        click.echo("")
+        echo("")
         for i, line in enumerate(split_lines(text), obj.start_line):
-            click.echo(f"{i:>6}  {line}")
-    click.echo("")
+            echo(f"{i:>6}  {line}")
+    echo("")
     for e in edge_rows:
         arrow = f"-{e['kind']}-> {e['target']}" if e["source"] == object_id else f"<-{e['kind']}- {e['source']}"
-        click.echo(f"  {arrow}")
+        echo(f"  {arrow}")
 
 
 @click.command()
@@ -297,10 +296,10 @@ def stats(store_location: str, repo: str | None, as_json: bool) -> None:
         return
     for r, c in data.items():
         meta = store.get_meta(r)
-        click.echo(f"{r}  ({meta.get('root', '?')})")
-        click.echo("  objects: " + ", ".join(f"{k}={v}" for k, v in c["objects"].items()))
-        click.echo("  edges:   " + ", ".join(f"{k}={v}" for k, v in c["edges"].items()))
-        click.echo(f"  unresolved: {c['unresolved']}")
+        echo(f"{r}  ({meta.get('root', '?')})")
+        echo("  objects: " + ", ".join(f"{k}={v}" for k, v in c["objects"].items()))
+        echo("  edges:   " + ", ".join(f"{k}={v}" for k, v in c["edges"].items()))
+        echo(f"  unresolved: {c['unresolved']}")
 
 
 def register(group: click.Group) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from vitalrag.cli.output import emit_json, progress_bar
+from vitalrag.cli.output import echo, emit_json, progress_bar
 from vitalrag.errors import InputError
 from vitalrag.graph.store import DEFAULT_STORE, GraphStore, is_server_uri, open_store
 from vitalrag.graph.transfer import TransferReport, copy_store
@@ -72,11 +72,11 @@ def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json
 
 
 def _print_report(report: TransferReport, verb: str, views: dict[str, int]) -> None:
-    click.echo(f"{verb} {', '.join(report.repos) or 'nothing'}: {report.objects} objects, "
-               f"{report.edges} edges, {report.unresolved} unresolved, {report.sources} sources "
-               f"from {report.source} to {report.destination} in {report.seconds:.2f}s")
+    echo(f"{verb} {', '.join(report.repos) or 'nothing'}: {report.objects} objects, "
+         f"{report.edges} edges, {report.unresolved} unresolved, {report.sources} sources "
+         f"from {report.source} to {report.destination} in {report.seconds:.2f}s")
     if views:
-        click.echo(f"views: {views['views']} ({views['views_written']} copied, the rest unchanged)")
+        echo(f"views: {views['views']} ({views['views_written']} copied, the rest unchanged)")
 
 
 @click.command()

@@ -1,4 +1,10 @@
-"""Where the CLI writes: data to stdout, progress and messages to stderr."""
+"""Where the CLI writes: data to stdout, progress and messages to stderr.
+
+Everything printed passes through here, so repository text reaches a terminal
+without its control characters (``kernel.printable``: tab and newline kept,
+ESC, BEL, C1 and a lone CR escaped as ``\\xNN``) and without rich markup being
+read from it (a folder named ``[wip]`` prints as itself).
+"""
 
 from __future__ import annotations
 
@@ -13,13 +19,24 @@ from typing import Any
 import click
 from rich.console import Console
 
+from vitalrag.kernel.printable import json_printable, printable
+
 
 def stderr_console() -> Console:
-    return Console(stderr=True)
+    """A rich console on stderr that reads no markup from what it prints: print
+    user and repository text through ``printable`` too (``echo`` does)."""
+    return Console(stderr=True, markup=False)
+
+
+def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """``click.echo`` of ``message`` with its control characters escaped."""
+    click.echo(printable(message), err=err, nl=nl)
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False))
+    """``data`` as JSON on stdout: lossless, and safe on a terminal (``json.dumps``
+    escapes C0 itself; ``json_printable`` the DEL and C1 it leaves raw)."""
+    click.echo(json_printable(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False)))
 
 
 #: seconds between the plain progress lines written when stderr is not a terminal

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from vitalrag.cli.index_commands import store_option
-from vitalrag.cli.output import emit_json, stderr_console
+from vitalrag.cli.output import echo, emit_json
 from vitalrag.retrieve.api import RETRIEVERS
 
 
@@ -35,11 +35,11 @@ def search(query: str, store_location: str, index_dir: str | None, file: str | N
         emit_json([h.to_dict() for h in hits])
         return
     if not hits:
-        stderr_console().print(f"no views found for {query!r}", highlight=False, markup=False)
+        echo(f"no views found for {query!r}", err=True)
     for rank, h in enumerate(hits, 1):
         v = h.view
         found = ",".join(f"{name}#{pos}" for name, pos in h.retrievers)
-        click.echo(f"{rank:>3}  {h.score:8.4f}  {v.kind:<9} {v.object_id}  {v.path}:{v.start_line}-{v.end_line}  [{found}]")
+        echo(f"{rank:>3}  {h.score:8.4f}  {v.kind:<9} {v.object_id}  {v.path}:{v.start_line}-{v.end_line}  [{found}]")
 
 
 def register(group: click.Group) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from vitalrag.cli.index_commands import store_option
-from vitalrag.cli.output import emit_json
+from vitalrag.cli.output import echo, emit_json
 from vitalrag.errors import InputError
 from vitalrag.transfer.gate import GATES
 
@@ -51,14 +51,14 @@ def transfer(default_path: str, alt_path: str, target: str, store_location: str,
     if as_json:
         emit_json(decision.to_dict())
         return
-    click.echo(f"chosen: {decision.chosen} ({decision.reason})")
+    echo(f"chosen: {decision.chosen} ({decision.reason})")
     for w in decision.witnesses:
-        click.echo(f"  {w.family:<12} {w.direction:+d} {_ARROW[w.direction]:<11} {w.summary}")
+        echo(f"  {w.family:<12} {w.direction:+d} {_ARROW[w.direction]:<11} {w.summary}")
         if w.family == "interface":
             for side in ("default", "alternative"):
                 for c in w.evidence[side]["calls"]:
                     if not c["fits"]:
-                        click.echo(f"      {side}:{c['line']}  {c['call']}  -- {c['why']}")
+                        echo(f"      {side}:{c['line']}  {c['call']}  -- {c['why']}")
 
 
 def register(group: click.Group) -> None:

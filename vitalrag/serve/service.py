@@ -12,6 +12,9 @@ push or an index run switching meanwhile is seen whole by the next call.
 
 Every method raises ``VitalRAGError`` subclasses for what a caller can get
 wrong (the MCP layer turns them into tool errors); nothing here knows MCP.
+What a method returns carries no control character but tab, newline and CRLF:
+the others, from a repository's files, are written as ``\\xNN``
+(``kernel.printable``), so no answer can drive an agent's or a user's terminal.
 """
 
 from __future__ import annotations
@@ -23,13 +26,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
 from vitalrag.context import DEFAULT_POOL, ContextSettings, allocate_context
 from vitalrag.errors import InputError, ObjectNotFound, VitalRAGError
 from vitalrag.graph.store import Direction, GraphStore, object_lines
 from vitalrag.index import Index, IndexLocation, Stamp
+from vitalrag.kernel.printable import printable_data
 from vitalrag.model import EDGE_KINDS
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import Embedder, make_embedder
@@ -48,6 +52,15 @@ DIRECTIONS: tuple[str, ...] = ("both", "out", "in")
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def _printable(method: Callable[P, R]) -> Callable[P, R]:
+    """A call whose answer has ``printable`` applied to every string in it."""
+    @functools.wraps(method)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        return cast(R, printable_data(method(*args, **kwargs)))
+
+    return call
 
 
 def _one_version(method: Callable[Concatenate[ContextService, P], R]) -> Callable[Concatenate[ContextService, P], R]:
@@ -136,6 +149,7 @@ class ContextService:
         return index, index.retriever(embedder if views.has_dense else None)
 
     # -- retrieval and allocation ---------------------------------------------------
+    @_printable
     @_one_version
     def get_context(self, query: str, file: str | None = None, line: int | None = None, *,
                     budget: int = 4096, policy: str = DEFAULT_POLICY, k: int = 5,
@@ -158,6 +172,7 @@ class ContextService:
             ],
         }
 
+    @_printable
     @_one_version
     def explain(self, query: str, file: str | None = None, line: int | None = None, *,
                 budget: int = 4096, policy: str = DEFAULT_POLICY, k: int = 5,
@@ -177,6 +192,7 @@ class ContextService:
                                    line_numbers=line_numbers)
         return allocate_context(self._current(), asked, settings)
 
+    @_printable
     @_one_version
     def search(self, query: str, k: int = 10) -> list[dict[str, Any]]:
         """Ranked views from the fused dense, BM25 and graph-walk retrievers."""
@@ -191,6 +207,7 @@ class ContextService:
         ]
 
     # -- graph reads ----------------------------------------------------------------
+    @_printable
     @_one_version
     def get_object(self, object_id: str) -> dict[str, Any]:
         """An object's properties, its source lines and its edges."""
@@ -209,6 +226,7 @@ class ContextService:
             "edges_total": len(edges),
         }
 
+    @_printable
     @_one_version
     def neighbors(self, object_id: str, kinds: Sequence[str] | None = None, depth: int = 1,
                   direction: str = "both") -> dict[str, Any]:
@@ -246,6 +264,7 @@ class ContextService:
                                  f"(ids look like repo:path/to/file.py:Class.method; `search` finds them)")
         return found[object_id]
 
+    @_printable
     @_one_version
     def index_status(self) -> dict[str, Any]:
         """What is loaded: repositories with counts, the index model and views, and times."""
