@@ -3,6 +3,7 @@ started the way a client starts it (a subprocess over stdio or HTTP)."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import subprocess
@@ -49,29 +50,31 @@ def index_path(tmp_path_factory, packaged_model) -> Path:
                        embedder=packaged_model)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class HttpServer:
     def __init__(self, process: subprocess.Popen[bytes], url: str) -> None:
         self.process = process
         self.url = url
 
 
-def start_http(store: Path, token: str | None, *extra: str) -> Iterator[HttpServer]:
-    """``vitalrag serve --transport http`` on a free loopback port, until it answers."""
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def start_http(store: Path, token: str | None, *extra: str, host: str = "127.0.0.1") -> Iterator[HttpServer]:
+    """``vitalrag serve --transport http`` on a free port of ``host`` (a loopback
+    address), until it answers."""
+    assert ipaddress.ip_address(host).is_loopback, "tests serve on loopback only"
     log = store.parent / f"serve-{time.monotonic_ns()}.log"
-    port = free_port()
+    port = free_port(host)
     env = {k: v for k, v in os.environ.items() if k != "VITALRAG_TOKEN"}
     if token is not None:
         env["VITALRAG_TOKEN"] = token
-    url = f"http://127.0.0.1:{port}/mcp"
+    url = f"http://{host}:{port}/mcp"
     with log.open("wb") as errlog:
         process = subprocess.Popen(serve_command("--store", str(store), "--transport", "http",
-                                                 "--port", str(port), *extra),
+                                                 "--host", host, "--port", str(port), *extra),
                                    env=env, stdout=subprocess.DEVNULL, stderr=errlog)
         try:
             _wait_until_up(process, url, log)

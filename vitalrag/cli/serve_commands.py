@@ -17,7 +17,7 @@ from vitalrag.errors import InputError
               help="Folder of the retrieval index (default: the store folder; .vitalrag for Neo4j).")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
               help="stdio for a client that starts the server; http for streamable HTTP at /mcp.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind; one that is not loopback needs $VITALRAG_TOKEN.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
               help="HTTP: the port to bind.")
 @click.option("--warm/--no-warm", default=True, show_default=True,
@@ -33,16 +33,22 @@ def serve(store_location: str, index_dir: str | None, transport: str, host: str,
 
     One index stays loaded; a re-index into the same store is picked up on the
     next call. Over HTTP, when $VITALRAG_TOKEN is set every request must carry
-    `Authorization: Bearer <token>`.
+    `Authorization: Bearer <token>`; a --host other than a loopback address
+    needs it. A loopback server answers only requests addressed to this machine
+    by name or loopback address (Host and Origin).
     """
     from vitalrag.serve import ContextService, build_server
-    from vitalrag.serve.http import MCP_PATH, TOKEN_ENV, check_port, serve_http
+    from vitalrag.serve.http import MCP_PATH, TOKEN_ENV, check_bind, check_port, is_loopback, serve_http
 
     token = os.environ.get(TOKEN_ENV)
     if transport == "http":
         if token is not None and not token.strip():
             raise InputError(f"{TOKEN_ENV} is set but empty: set it to a secret, or unset it "
                              "to serve without a bearer token")
+        check_bind(host, token)
+        if not is_loopback(host):
+            click.echo(f"warning: {host} is not a loopback address: other machines can reach this "
+                       "server, guarded by the bearer token alone", err=True)
         check_port(host, port)  # before "serving" is printed and the workers start
     else:
         token = None
