@@ -96,10 +96,10 @@ def test_a_raising_extractor_is_reported_and_the_file_skipped(tmp_path, monkeypa
     (root / "use.py").write_text("from good import fine\n\n\ndef use():\n    return fine()\n")
     real = python.extract
 
-    def trips_on_bad(repo, path, source):
+    def trips_on_bad(repo, path, source, *deadline):
         if path == "bad.py":
             raise IndexError("a bug in the extractor")
-        return real(repo, path, source)
+        return real(repo, path, source, *deadline)
 
     monkeypatch.setattr(python, "extract", trips_on_bad)
     monkeypatch.setattr(parallel, "_PARALLEL_MIN_BYTES", 0)  # the extractor raises in a parse worker

@@ -22,6 +22,7 @@ import tree_sitter
 
 from vitalrag.ingest.facts import FileFacts, Resolver
 from vitalrag.ingest.lang import java, python, tags
+from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline
 
 
 class Language(Protocol):
@@ -56,8 +57,9 @@ class Language(Protocol):
         ``RawRef.data``'s and their parts): the only classes the facts cache
         rebuilds for it."""
 
-    def extract(self, repo: str, path: str, text: str) -> FileFacts:
-        """Objects and raw references of one file (in a parse worker: it sees no other file)."""
+    def extract(self, repo: str, path: str, text: str, deadline: Deadline = NO_DEADLINE) -> FileFacts:
+        """Objects and raw references of one file (in a parse worker: it sees no other
+        file); ``limits.Unindexable`` past ``deadline`` or ``limits.MAX_NESTING``."""
 
     def prepare(self, repo: str, facts: list[FileFacts]) -> None:
         """Facts that need every file of the family, before the graph is built

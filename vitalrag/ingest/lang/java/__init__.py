@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vitalrag.ingest.facts import FileFacts, Resolver
+from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline
 
 if TYPE_CHECKING:
     from vitalrag.ingest.lang.java.facts import JavaFacts
@@ -34,10 +35,10 @@ class Java:
 
         return FACT_TYPES
 
-    def extract(self, repo: str, path: str, text: str) -> FileFacts[JavaFacts]:
+    def extract(self, repo: str, path: str, text: str, deadline: Deadline = NO_DEADLINE) -> FileFacts[JavaFacts]:
         from vitalrag.ingest.lang.java.extraction import extract
 
-        return extract(repo, path, text)
+        return extract(repo, path, text, deadline)
 
     def prepare(self, repo: str, facts: list[FileFacts[JavaFacts]]) -> None:
         """Nothing needs every file before the graph is built."""

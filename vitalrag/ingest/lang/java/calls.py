@@ -161,6 +161,8 @@ class CallResolver:
             jt = self.index.field_type(st.info, name) if st.info is not None else None
             if jt is not None:
                 return jt
+        if scope.deeper:  # an anonymous class further out may have it
+            return JType(reason="too-deep")
         for c in chain(scope.cls):  # a field of this or an enclosing class
             jt = self.index.field_type(c, name, own=True)
             if jt is not None:
@@ -260,6 +262,8 @@ class CallResolver:
                 maybe_external = maybe_external or self.index.has_external(jt.info)
             else:
                 maybe_external = True
+        if scope.deeper:  # an anonymous class further out may have it
+            raise Missing("too-deep")
         for c in chain(scope.cls):
             cands = self.index.methods_named(c, name)
             if cands:

@@ -44,6 +44,7 @@ from vitalrag.ingest.lang.java.syntax import (
     modifiers,
 )
 from vitalrag.ingest.lang.java.walk import ReferenceWalker
+from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline
 from vitalrag.ingest.lang.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.kernel.text import content_hash
 from vitalrag.model import CodeObject, file_id, object_id
@@ -53,7 +54,7 @@ __all__ = ["extract"]
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 
 
-def extract(repo: str, path: str, text_: str) -> FileFacts[JavaFacts]:
+def extract(repo: str, path: str, text_: str, deadline: Deadline = NO_DEADLINE) -> FileFacts[JavaFacts]:
     """Objects and raw references of one Java file."""
     source = text_.encode("utf-8")
     lines = text_.split("\n")
@@ -66,7 +67,7 @@ def extract(repo: str, path: str, text_: str) -> FileFacts[JavaFacts]:
     if pkg is not None:
         name = next((c for c in pkg.named_children if c.type in ("identifier", "scoped_identifier")), None)
         package = "".join(text(name).split())
-    walker = ReferenceWalker(fid, _Definer(repo, path, source, lines).define)
+    walker = ReferenceWalker(fid, _Definer(repo, path, source, lines).define, deadline)
     walker.walk(root)
     fobj = CodeObject(
         id=fid, kind="file", name=posixpath.basename(path), qualname=path, repo=repo, path=path,

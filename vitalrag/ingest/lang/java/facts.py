@@ -19,6 +19,9 @@ from vitalrag.ingest.facts import Fact, RefDetail
 
 #: enclosing anonymous classes, innermost first: (supertype as written, names of its own methods)
 Anon = tuple[tuple[str, tuple[str, ...]], ...]
+#: how many enclosing anonymous classes a reference keeps (``CallSite.anon``): a
+#: reference that kept them all would make the facts quadratic in their nesting
+MAX_ANON = 8
 
 
 @dataclass(slots=True)
@@ -187,7 +190,10 @@ class CallSite(RefDetail):
     call: Call
     #: the innermost named class around it
     cls: str | None
+    #: the innermost ``MAX_ANON`` anonymous classes around it
     anon: Anon = ()
+    #: more anonymous classes are around it than ``anon`` holds (what it names is left unresolved)
+    deeper: bool = False
 
 
 FACT_TYPES: tuple[type, ...] = (

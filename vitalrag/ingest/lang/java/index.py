@@ -84,6 +84,8 @@ class Scope:
     method: MethodInfo | None = None
     #: anonymous classes around the reference, innermost first: (supertype as written, own method names)
     anon: Anon = ()
+    #: more anonymous classes are around it than ``anon`` holds
+    deeper: bool = False
     #: type name -> its resolution here (``JavaIndex.resolve_type``); scopes are shared, so this pays
     types: dict[str, JType] = field(default_factory=dict, compare=False, repr=False)
 
@@ -183,7 +185,7 @@ class JavaIndex:
 
     # ---- types ---------------------------------------------------------------
 
-    def scope_of(self, source: str, cls: str | None, anon: Anon, file: FileCtx) -> Scope:
+    def scope_of(self, source: str, cls: str | None, anon: Anon, file: FileCtx, deeper: bool = False) -> Scope:
         """Where a reference is written (in ``source``, inside the named class
         ``cls`` and the anonymous ones ``anon``); one object for all references
         of one method (and class) that no anonymous class encloses."""
@@ -195,7 +197,7 @@ class JavaIndex:
                 return found
         info = self.types.get(cls_id)
         method = self.methods.get(source)
-        scope = Scope(file, info, method.tparams if method is not None else frozenset(), method, anon)
+        scope = Scope(file, info, method.tparams if method is not None else frozenset(), method, anon, deeper)
         if not anon:
             self._scope_memo[key] = scope
         return scope

@@ -15,7 +15,9 @@ initialised with ``new``), ``lambda-parameter``, ``type-variable``,
 ``generic-return``, ``untyped-chain`` (a receiver returned by a platform method
 of unknown type), ``unresolved-receiver``, ``complex-receiver``,
 ``anonymous-class`` (a method of the anonymous class itself, which is no
-object), ``missing-type`` (an import of a repository package's type that is not there).
+object), ``too-deep`` (a name written inside more nested anonymous classes than
+``facts.MAX_ANON``), ``missing-type`` (an import of a repository package's type
+that is not there).
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ class _Resolver:
         self.res.edges.extend(Edge(src, t, "IMPORTS", (ref.line,)) for t in targets)
 
     def call(self, ref: RawRef, site: CallSite, file: FileCtx) -> None:
-        scope = self.index.scope_of(ref.source, site.cls, site.anon, file)
+        scope = self.index.scope_of(ref.source, site.cls, site.anon, file, site.deeper)
         try:
             target = self.calls.resolve_call(site.call, scope, site.mode)
         except External:

@@ -16,6 +16,7 @@ from tree_sitter import Node
 
 from vitalrag.ingest.facts import RawRef
 from vitalrag.ingest.lang.java.facts import (
+    MAX_ANON,
     Anon,
     Call,
     CallSite,
@@ -49,6 +50,7 @@ from vitalrag.ingest.lang.java.syntax import (
     type_names,
     type_params,
 )
+from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline, check_nesting
 from vitalrag.ingest.lang.treesitter import start_line, text
 from vitalrag.model import CodeObject
 
@@ -90,21 +92,54 @@ def _arguments(args: Node | None) -> list[Node]:
     return [a for a in args.named_children if a.type not in _COMMENTS] if args is not None else []
 
 
+class _Bindings:
+    """The scopes open at the walk's position (outermost first) and, per name, the
+    open scopes that bind it (innermost last): a lookup is one dict access however
+    deep the scopes nest (walking up the scopes cost the depth, quadratic in
+    nested anonymous classes). Exact because the walk is depth-first and a node's
+    scope is opened before its children are seen: only the innermost open scope
+    gains names or looks one up."""
+
+    __slots__ = ("by_name", "open")
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, list[_Scope]] = {}
+        self.open: list[_Scope] = []
+
+    def close(self) -> None:
+        """Forget the scopes (they refer to this table: a cycle to break)."""
+        self.open.clear()
+        self.by_name.clear()
+
+    def reach(self, scope: _Scope) -> None:
+        """Close the scopes opened inside ``scope`` (the walk has left them)."""
+        while self.open[-1] is not scope:
+            for name in self.open.pop().names:
+                binders = self.by_name[name]
+                binders.pop()
+                if not binders:
+                    del self.by_name[name]
+
+
 class _Scope:
-    __slots__ = ("names", "parent")
+    """Names a block (a method, a lambda...) declares, and their types; opened
+    (made the innermost) as it is made, inside ``parent``."""
+
+    __slots__ = ("names", "table")
 
     def __init__(self, parent: _Scope | None) -> None:
         self.names: dict[str, str] = {}
-        self.parent = parent
+        self.table: _Bindings = parent.table if parent is not None else _Bindings()
+        self.table.open.append(self)
+
+    def bind(self, name: str, declared: str) -> None:
+        if name not in self.names:
+            self.table.by_name.setdefault(name, []).append(self)
+        self.names[name] = declared
 
     def lookup(self, name: str) -> str | None:
-        s: _Scope | None = self
-        while s is not None:
-            found = s.names.get(name)
-            if found is not None:
-                return found
-            s = s.parent
-        return None
+        binders = self.table.by_name.get(name)
+        return binders[-1].names[name] if binders else None
 
 
 class _Ctx:
@@ -135,9 +170,11 @@ class ReferenceWalker:
     (or enum-constant body) encloses it; its parent is the object that
     encloses it, else the file."""
 
-    def __init__(self, fid: str, define: Define) -> None:
+    def __init__(self, fid: str, define: Define, deadline: Deadline = NO_DEADLINE) -> None:
         self.fid = fid
         self.define = define
+        self.deadline = deadline
+        self._depth: dict[str, int] = {fid: 0}  # object id -> how deep its declaration nests
         self.objects: list[CodeObject] = []
         self.parents: dict[str, str] = {}  # object id -> its container's id
         self.imports: list[RawRef] = []
@@ -152,28 +189,41 @@ class ReferenceWalker:
         self._cuts = 0  # encodings cut at ``_MAX_DEPTH`` so far
 
     def walk(self, root: Node) -> None:
-        # (node, its type, the context it is seen in); inert nodes are never pushed
-        stack: list[tuple[Node, str, _Ctx]] = [(root, root.type, _Ctx(self.fid, None, _Scope(None), ()))]
+        # (node, its type, the context it is seen in, its parent); inert nodes are never
+        # pushed. The parent comes along: tree-sitter finds it from the root down, which
+        # costs the depth (quadratic in nested anonymous classes)
+        stack: list[tuple[Node, str, _Ctx, Node | None]] = [
+            (root, root.type, _Ctx(self.fid, None, _Scope(None), ()), None)]
         pop, push = stack.pop, stack.append
         inert, visited = _INERT, _VISITED
-        while stack:
-            node, t, ctx = pop()
-            if t == "method_invocation":  # the most frequent by far: straight to it
-                self.call(node, ctx)
-            elif t in visited:
-                ctx = self.visit(node, t, ctx)
-            for c in reversed(node.named_children):
-                ct = c.type
-                if ct not in inert:
-                    push((c, ct, ctx))
+        bindings = stack[0][2].scope.table
+        try:
+            while stack:
+                node, t, ctx, parent = pop()
+                if bindings.open[-1] is not ctx.scope:
+                    bindings.reach(ctx.scope)
+                if t == "method_invocation":  # the most frequent by far: straight to it
+                    self.call(node, ctx)
+                elif t in visited:
+                    ctx = self.visit(node, t, ctx, parent)
+                for c in reversed(node.named_children):
+                    ct = c.type
+                    if ct not in inert:
+                        push((c, ct, ctx, node))
+        finally:
+            bindings.close()
 
-    def visit(self, node: Node, t: str, ctx: _Ctx) -> _Ctx:
+    def visit(self, node: Node, t: str, ctx: _Ctx, parent: Node | None) -> _Ctx:
+        self.deadline.check()
         if t not in _CALL_NODES:
             self._encoded.clear()  # the scope may change here (see ``encode``)
         if t in DECLARATIONS and not ctx.anon:
             name = node.child_by_field_name("name")
             if name is not None and name.type == "identifier":
+                depth = self._depth[ctx.owner] + 1
+                check_nesting(depth)
                 obj, params = self.define(node, t, text(name), ctx.owner, ctx.cls)
+                self._depth[obj.id] = depth
                 self.objects.append(obj)
                 self.parents[obj.id] = ctx.owner
                 if t in TYPE_DECLS:
@@ -185,7 +235,7 @@ class ReferenceWalker:
         if t in ("method_declaration", "constructor_declaration"):  # anonymous-class member
             scope = _Scope(ctx.scope)
             for ptype, pname in formal_params(node)[0]:
-                scope.names[pname] = ptype.replace("...", "[]")
+                scope.bind(pname, ptype.replace("...", "[]"))
             return _Ctx(ctx.owner, ctx.cls, scope, ctx.anon)
         if t in _SCOPE_NODES:
             ctx = _Ctx(ctx.owner, ctx.cls, _Scope(ctx.scope), ctx.anon)
@@ -193,25 +243,25 @@ class ReferenceWalker:
                 self.lambda_params(node, ctx.scope)
             elif t == "enhanced_for_statement":
                 vtype = erase(node.child_by_field_name("type"))
-                ctx.scope.names[text(node.child_by_field_name("name"))] = "?var" if vtype == "var" else vtype
+                ctx.scope.bind(text(node.child_by_field_name("name")), "?var" if vtype == "var" else vtype)
                 self.type_refs(node.child_by_field_name("type"), ctx)
             return ctx
-        if t == "class_body" and node.parent is not None and node.parent.type in (
-                "object_creation_expression", "enum_constant"):
-            if node.parent.type == "object_creation_expression":
-                sup = erase(node.parent.child_by_field_name("type"))
+        if t == "class_body" and parent is not None and parent.type in ("object_creation_expression", "enum_constant"):
+            if parent.type == "object_creation_expression":
+                sup = erase(parent.child_by_field_name("type"))
             else:  # an enum constant's body extends the enum
                 sup = self.type_info[ctx.cls].name if ctx.cls is not None else ""
             own = tuple(text(m.child_by_field_name("name")) for m in node.named_children
                         if m.type == "method_declaration")
-            return _Ctx(ctx.owner, ctx.cls, _Scope(ctx.scope), ((sup, own),) + ctx.anon)
+            # one more than a reference keeps, to tell that there were more
+            return _Ctx(ctx.owner, ctx.cls, _Scope(ctx.scope), (((sup, own),) + ctx.anon)[:MAX_ANON + 1])
         if t in ("local_variable_declaration", "field_declaration", "constant_declaration", "resource",
                  "catch_formal_parameter"):
             self.declare(node, ctx)
         elif t == "instanceof_expression":
             name = node.child_by_field_name("name")
             if name is not None:
-                ctx.scope.names[text(name)] = erase(node.child_by_field_name("right"))
+                ctx.scope.bind(text(name), erase(node.child_by_field_name("right")))
         elif t == "object_creation_expression":
             tnode = node.child_by_field_name("type")
             # ``outer.new Inner()``: the type is a member of the outer expression's type
@@ -272,7 +322,7 @@ class ReferenceWalker:
         ))
         scope = _Scope(ctx.scope)
         for ptype, pname in params:
-            scope.names[pname] = ptype.replace("...", "[]")
+            scope.bind(pname, ptype.replace("...", "[]"))
         new_ctx = _Ctx(obj.id, ctx.cls, scope, ())
         self.type_refs(rtype, new_ctx)
         for tnode in param_type_nodes(node):
@@ -296,24 +346,24 @@ class ReferenceWalker:
         if params is None:
             return
         if params.type == "identifier":
-            scope.names[text(params)] = "?lambda"
+            scope.bind(text(params), "?lambda")
             return
         for p in params.named_children:
             if p.type == "identifier":
-                scope.names[text(p)] = "?lambda"
+                scope.bind(text(p), "?lambda")
             elif p.type == "formal_parameter":
                 ptype = erase(p.child_by_field_name("type"))
-                scope.names[text(p.child_by_field_name("name"))] = "?lambda" if ptype == "var" else ptype
+                scope.bind(text(p.child_by_field_name("name")), "?lambda" if ptype == "var" else ptype)
             elif p.type == "inferred_parameters":
                 for ident in p.named_children:
-                    scope.names[text(ident)] = "?lambda"
+                    scope.bind(text(ident), "?lambda")
 
     def declare(self, node: Node, ctx: _Ctx) -> None:
         """Locals go into the scope, fields into the class; their types are references."""
         if node.type == "catch_formal_parameter":
             ctype = next((c for c in node.named_children if c.type == "catch_type"), None)
             alts = [erase(c) for c in ctype.named_children] if ctype is not None else []
-            ctx.scope.names[text(node.child_by_field_name("name"))] = alts[0] if len(alts) == 1 else "?union"
+            ctx.scope.bind(text(node.child_by_field_name("name")), alts[0] if len(alts) == 1 else "?union")
             for c in ctype.named_children if ctype is not None else ():
                 self.type_refs(c, ctx)
             return
@@ -335,7 +385,7 @@ class ReferenceWalker:
             if is_field and ctx.cls is not None:
                 self.type_info[ctx.cls].fields[name] = dtype
             else:
-                ctx.scope.names[name] = dtype
+                ctx.scope.bind(name, dtype)
         if vtype != "var":
             self.type_refs(tnode, ctx)
 
@@ -357,6 +407,7 @@ class ReferenceWalker:
             self.refs.append(RawRef("reference", ctx.owner, name, line, use))
 
     def call(self, node: Node, ctx: _Ctx) -> None:
+        self.deadline.check()
         name_node = node.child_by_field_name("name")
         line = (name_node or node).start_point[0] + 1
         self.add_call(ctx, "call", text(name_node), node.child_by_field_name("object"),
@@ -381,7 +432,8 @@ class ReferenceWalker:
                 if args is not None else None)
         call = Call(name, self.encode(recv, scope, 0) if recv is not None else None,
                     len(argv) if argv is not None else None, argv or [])
-        site = CallSite(mode, call, ctx.cls, ctx.anon)
+        anon = ctx.anon
+        site = CallSite(mode, call, ctx.cls, anon[:MAX_ANON], len(anon) > MAX_ANON)
         if recv is None:
             written = name
         elif mode == "ref":

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vitalrag.ingest.facts import FileFacts, Resolver
+from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline
 
 if TYPE_CHECKING:
     from vitalrag.ingest.lang.python.facts import PythonFacts
@@ -33,10 +34,10 @@ class Python:
 
         return FACT_TYPES
 
-    def extract(self, repo: str, path: str, text: str) -> FileFacts[PythonFacts]:
+    def extract(self, repo: str, path: str, text: str, deadline: Deadline = NO_DEADLINE) -> FileFacts[PythonFacts]:
         from vitalrag.ingest.lang.python.extraction import extract
 
-        return extract(repo, path, text)
+        return extract(repo, path, text, deadline)
 
     def prepare(self, repo: str, facts: list[FileFacts[PythonFacts]]) -> None:
         from vitalrag.ingest.lang.python.resolution import prepare

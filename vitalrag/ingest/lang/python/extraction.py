@@ -22,6 +22,7 @@ from tree_sitter import Node, QueryCursor
 
 from vitalrag.ingest.facts import FileFacts, RawRef
 from vitalrag.ingest.lang import parser, tags_query
+from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline, check_nesting
 from vitalrag.ingest.lang.python.facts import FromImport, Import, PythonFacts
 from vitalrag.ingest.lang.treesitter import end_line, header, start_line, syntax_problem, text
 from vitalrag.kernel.text import content_hash
@@ -102,7 +103,7 @@ class _Scopes:
         return default
 
 
-def extract(repo: str, path: str, source: str) -> FileFacts[PythonFacts]:
+def extract(repo: str, path: str, source: str, deadline: Deadline = NO_DEADLINE) -> FileFacts[PythonFacts]:
     data = source.encode("utf-8")
     tree = parser("python").parse(data)
     root = tree.root_node
@@ -136,8 +137,10 @@ def extract(repo: str, path: str, source: str) -> FileFacts[PythonFacts]:
     returns: dict[str, str] = {}
     properties: list[str] = []
     for node, is_class in defs:
+        deadline.check()
         while stack and node.start_byte >= stack[-1][0]:
             stack.pop()
+        check_nesting(len(stack) + 1)
         parent_id, parent_qual, parent_kind = (stack[-1][2], stack[-1][3], stack[-1][4]) if stack else (fid, "", "file")
         name = text(node.child_by_field_name("name"))
         qualname = f"{parent_qual}.{name}" if parent_qual else name
@@ -203,6 +206,7 @@ def extract(repo: str, path: str, source: str) -> FileFacts[PythonFacts]:
     variables: dict[str, set[str]] = {}
     with_assigns: dict[str, dict[str, str]] = {}
     for _, caps in matches:
+        deadline.check()
         if "variable" in caps:
             node = caps["variable"][0]
             variables.setdefault(scopes.owner(node.start_byte, fid), set()).add(text(node))

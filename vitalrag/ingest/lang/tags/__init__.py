@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from vitalrag.ingest.facts import FileFacts, Resolution, Resolver, WholeResolver
+from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline
 
 if TYPE_CHECKING:
     from vitalrag.ingest.lang.tags.extraction import Support
@@ -59,10 +60,10 @@ class TagsLanguage:
     def fact_types(self) -> tuple[type, ...]:
         return self.rules().FACT_TYPES
 
-    def extract(self, repo: str, path: str, text: str) -> FileFacts:
+    def extract(self, repo: str, path: str, text: str, deadline: Deadline = NO_DEADLINE) -> FileFacts:
         from vitalrag.ingest.lang.tags.extraction import extract_file
 
-        return extract_file(repo, path, text, self.name, self.rules().SUPPORT)
+        return extract_file(repo, path, text, self.name, self.rules().SUPPORT, deadline)
 
     def prepare(self, repo: str, facts: list[FileFacts]) -> None:
         self.rules().prepare(repo, facts)

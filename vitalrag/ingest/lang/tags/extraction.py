@@ -26,6 +26,7 @@ from tree_sitter import Node, QueryCursor
 
 from vitalrag.ingest.facts import FileFacts, RawRef, dedupe_ids
 from vitalrag.ingest.lang import parser, tags_query
+from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline, check_nesting
 from vitalrag.ingest.lang.treesitter import end_line, start_line, syntax_problem, text
 from vitalrag.kernel.text import content_hash
 from vitalrag.model import TYPE_KINDS, CodeObject, file_id, object_id, split_lines
@@ -151,12 +152,14 @@ def signature(cand: Candidate, source: bytes, limit: int = 400) -> str:
     return sig if len(sig) <= limit else sig[: limit - 3] + "..."
 
 
-def candidates(root: Node, language: str, support: Support, path: str) -> tuple[list[Candidate], list[Node]]:
+def candidates(root: Node, language: str, support: Support, path: str,
+               deadline: Deadline = NO_DEADLINE) -> tuple[list[Candidate], list[Node]]:
     """Definitions (source order, outer before inner) and callee nodes of the file."""
     found: list[Candidate] = []
     calls: list[Node] = []
     seen: set[int] = set()
     for _pattern, captures in QueryCursor(tags_query(language)).matches(root):
+        deadline.check()
         callee = captures.get("name.reference.call")
         if callee:
             calls.append(callee[0])
@@ -180,7 +183,8 @@ def candidates(root: Node, language: str, support: Support, path: str) -> tuple[
     return found, calls
 
 
-def extract_file(repo: str, path: str, text_: str, language: str, support: Support[D]) -> FileFacts[D]:
+def extract_file(repo: str, path: str, text_: str, language: str, support: Support[D],
+                 deadline: Deadline = NO_DEADLINE) -> FileFacts[D]:
     source = text_.encode("utf-8")
     root = parser(language).parse(source).root_node
     lines = split_lines(text_)
@@ -197,12 +201,13 @@ def extract_file(repo: str, path: str, text_: str, language: str, support: Suppo
     if problem:
         facts.problems.append(problem)
 
-    found, callees = candidates(root, language, support, path)
+    found, callees = candidates(root, language, support, path, deadline)
     entries = _nest(found)
     _disambiguate_overloads(entries)
 
     objects: list[CodeObject] = []
     for e in entries:
+        deadline.check()
         if e.cand.kind in _SCOPES:
             continue
         c = e.cand
@@ -220,7 +225,7 @@ def extract_file(repo: str, path: str, text_: str, language: str, support: Suppo
     for e in entries:
         if e.index >= 0 and objects[e.index].kind in TYPE_KINDS:
             by_qualname.setdefault(e.qualname, e.index)
-    node_owner: dict[int, str] = {}
+    owners: list[tuple[Node, str]] = []  # (definition node, its object's id), outer before inner
     for e in entries:
         if e.index < 0:
             continue
@@ -228,14 +233,15 @@ def extract_file(repo: str, path: str, text_: str, language: str, support: Suppo
         if e.owner is not None:
             parent = by_qualname.get(e.owner, parent)
         facts.parents[objects[e.index].id] = objects[parent].id if parent >= 0 else fid
-        node_owner[e.cand.node.id] = objects[e.index].id
+        owners.append((e.cand.node, objects[e.index].id))
     facts.objects = objects
 
-    for callee in callees:
+    for callee, owner in zip(callees, _enclosing_owners(callees, owners, deadline)):
+        deadline.check()
         name = support.call_name(callee)
         # a call outside every definition (module-level code, a test runner's
         # ``describe`` block) is the file's, as in Python
-        source_id = _enclosing(callee, node_owner) or fid
+        source_id = owner or fid
         if name:
             facts.refs.append(RawRef("call", source_id, name, start_line(callee)))
         else:
@@ -258,7 +264,8 @@ def _nest(found: list[Candidate]) -> list[_Entry]:
         enclosing = stack[-1] if stack else None
         if cand.kind == "function" and enclosing is not None and enclosing.cand.kind in _MEMBER_OF:
             cand.kind = "method"
-        parent = next((s for s in reversed(stack) if s.cand.kind not in _SCOPES), None)
+        # the innermost enclosing object: the enclosing entry, or past a scope its own
+        parent = enclosing.parent if enclosing is not None and enclosing.cand.kind in _SCOPES else enclosing
         if cand.owner is not None:
             qualname = f"{cand.owner}.{cand.name}"
             owner: str | None = cand.owner
@@ -270,6 +277,7 @@ def _nest(found: list[Candidate]) -> list[_Entry]:
         entry = _Entry(cand, qualname, parent, owner)
         entries.append(entry)
         stack.append(entry)
+        check_nesting(len(stack))
     return entries
 
 
@@ -284,7 +292,44 @@ def _disambiguate_overloads(entries: list[_Entry]) -> None:
             e.qualname = f"{e.qualname}({e.cand.params})"
 
 
-def _enclosing(node: Node, owners: dict[int, str]) -> str | None:
+def _enclosing_owners(callees: list[Node], owners: list[tuple[Node, str]], deadline: Deadline) -> list[str | None]:
+    """The object of the innermost definition around each callee (None: none is),
+    in one sweep over byte ranges: walking up from every callee costs the depth
+    squared each (tree-sitter finds a node's parent from the root down), cubic
+    in a file of deeply nested callbacks.
+
+    A callee (a call's function) is never a whole ancestor: the call holds its
+    arguments too. So a definition is an ancestor of a non-empty callee exactly
+    when its bytes hold the callee's and more; an empty one (a missing name in
+    broken code) is looked up by walking up, as no range tells."""
+    spans = [(n.start_byte, n.end_byte, oid) for n, oid in owners]  # start ascending, outer first
+    by_node: dict[int, str] | None = None
+    found: list[str | None] = [None] * len(callees)
+    open_: list[tuple[int, int, str]] = []  # definitions around the position, outer to inner
+    nxt = 0
+    for i in sorted(range(len(callees)), key=lambda k: callees[k].start_byte):
+        deadline.check()
+        callee = callees[i]
+        start, end = callee.start_byte, callee.end_byte
+        if start == end:
+            by_node = by_node if by_node is not None else {n.id: oid for n, oid in owners}
+            found[i] = _walk_up(callee, by_node)
+            continue
+        while nxt < len(spans) and spans[nxt][0] <= start:
+            span = spans[nxt]
+            nxt += 1
+            while open_ and open_[-1][1] <= span[0]:
+                open_.pop()
+            open_.append(span)
+        while open_ and open_[-1][1] <= start:
+            open_.pop()
+        # what is left holds the callee's start; a definition inside the callee
+        # (starting where it starts) stays open for the calls within it
+        found[i] = next((oid for s, e, oid in reversed(open_) if end <= e and (s, e) != (start, end)), None)
+    return found
+
+
+def _walk_up(node: Node, owners: dict[int, str]) -> str | None:
     cur = node.parent
     while cur is not None:
         found = owners.get(cur.id)

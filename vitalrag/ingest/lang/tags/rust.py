@@ -128,37 +128,31 @@ def _use_paths(node: Node, prefix: list[str]) -> list[tuple[list[str], str | Non
     return []
 
 
-def _inline_scope(node: Node) -> list[str]:
-    """Names of the inline ``mod`` blocks around ``node``, outermost first."""
-    names = []
-    cur = node.parent
-    while cur is not None:
-        if cur.type == "mod_item":
-            names.append(text(cur.child_by_field_name("name")))
-        cur = cur.parent
-    return names[::-1]
-
-
 def _annotate(root: Node, facts: FileFacts[RustFacts]) -> RustFacts:
     crate, segments = module_path(facts.path)
     facts.namespace = "::".join(segments)
-    stack = list(reversed(root.named_children))
+    # (node, the names of the inline ``mod`` blocks around it, outermost first): carried
+    # down, as walking up from each node costs the depth squared (tree-sitter finds a
+    # parent from the root down); the references of one block share its list
+    top: list[str] = []
+    stack = [(child, top) for child in reversed(root.named_children)]
     while stack:
-        node = stack.pop()
+        node, scope = stack.pop()
         if node.type == "mod_item":
             body = node.child_by_field_name("body")
             if body is None:
                 facts.refs.append(RawRef("import", facts.file.id, text(node.child_by_field_name("name")),
-                                         start_line(node), RustImport(None, _inline_scope(node), mod=True)))
+                                         start_line(node), RustImport(None, scope, mod=True)))
             else:
-                stack.extend(reversed(body.named_children))
+                inner = [*scope, text(node.child_by_field_name("name"))]
+                stack.extend((child, inner) for child in reversed(body.named_children))
         elif node.type == "use_declaration":
             arg = node.child_by_field_name("argument")
             if arg is None:
                 continue
             for segs, alias in _use_paths(arg, []):
                 facts.refs.append(RawRef("import", facts.file.id, "::".join(segs), start_line(node),
-                                         RustImport(alias, _inline_scope(node))))
+                                         RustImport(alias, scope)))
     return RustFacts(crate, segments)
 
 
