@@ -92,17 +92,21 @@ class IndexLocation:
     # -- writing ------------------------------------------------------------------
     def check_writable(self) -> None:
         """Fail now, with the folder named, when a folder this index writes is not
-        writable (before minutes of parsing and embedding)."""
+        writable, or holds files and is not an index (before minutes of parsing and
+        embedding, and before anything is written there)."""
         from vitalrag.kernel.locks import check_writable
 
         for folder in self._folders():
             check_writable(folder)
+            version.check_folder(folder)
 
     @contextmanager
     def writer(self, *, wait: bool = False, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
         """Hold the index's writer lock for one run (one run writes an index at a
         time; a second fails at once, or with ``wait`` waits); an index folder this
-        run created is removed again when the run fails."""
+        run created is removed again when the run fails. The folders it writes are
+        checked to be index folders (``version.adopt``), and what failed or killed
+        runs left in the index folder is removed first."""
         from vitalrag.kernel.locks import WRITER_LOCK_FILE, writer_lock
 
         folder = self.folder
@@ -111,6 +115,9 @@ class IndexLocation:
             # looked at under the lock: a run that waited may find the first one's index there
             created = not existed and set(os.listdir(folder)) <= {WRITER_LOCK_FILE}
             try:
+                for written in self._folders():
+                    version.adopt(written)
+                version.sweep(folder)
                 yield
             except BaseException:
                 if created:
@@ -131,15 +138,19 @@ class IndexLocation:
         record's fingerprint: the files' digests, the options, the model, this
         version of vitalrag), nothing is loaded or written (``force``: index all
         the same). The embedding model is loaded only once there is work, and
-        before anything is written (a bad model fails with the store untouched)."""
-        from vitalrag.graph.memory import MemoryStore
+        before anything is written (a bad model fails with the store untouched).
+
+        A live version whose files changed since its switch (damaged) is never
+        "unchanged", and a graph that cannot be read is built again. A run that
+        fails removes what it wrote; a full disk is one ``StoreError`` naming the
+        device and about how much space the run needs."""
+        from vitalrag.graph.memory import MemoryStore, open_writable
         from vitalrag.ingest import index_repository
         from vitalrag.ingest.pipeline import survey
         from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
         from vitalrag.retrieve.index import RETRIEVAL_SCHEMA, RetrievalIndex
         from vitalrag.retrieve.views import EMBEDDED_KINDS, EMBEDS_TEST_FILES, ViewConfig
 
-        staged = version.Staged(self.folder)
         mark = time.perf_counter()
         surveyed = survey(path, name=options.get("name"), max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES))
         model = embedder.name if embedder is not None else None
@@ -155,33 +166,34 @@ class IndexLocation:
         mark = time.perf_counter()
         if embedder is not None:
             _ = embedder.dim  # the model loads lazily otherwise, after the graph was written
-        store = open_store(self.store, create=True)
-        phases["load"] = time.perf_counter() - mark
-        try:
-            if isinstance(store, MemoryStore):
-                store.staged = staged
-            else:  # the writer lock is held: a lease in Neo4j is another machine's index, or a killed one's
-                store.wait_for_writers = True  # type: ignore[attr-defined]
-            with store.writing():
-                report = index_repository(path, store, progress=progress, cache_dir=self.folder / "facts",
-                                          surveyed=surveyed, **options)
-                phases.update(report.phases)
-                retrieval, stats = RetrievalIndex.build(store, self.folder, embedder=embedder,
-                                                        progress=progress, staged=staged)
-                phases.update(stats.phases)
-                if recorded is not None:
-                    staged.runs = {**recorded, report.repo: {
-                        "fingerprint": fingerprint, "model": model, "indexed_at": time.time(),
-                        "report": {**report.to_json(), "views": stats.views, "model": stats.model}}}
-                mark = time.perf_counter()
-                if self.server:  # it serves retrieval without the local folder
-                    from vitalrag.retrieve.server_index import push_views
+        with version.Staged(self.folder) as staged:
+            store = open_store(self.store, create=True) if self.server else open_writable(self.store)
+            phases["load"] = time.perf_counter() - mark
+            try:
+                if isinstance(store, MemoryStore):
+                    store.staged = staged
+                else:  # the writer lock is held: a lease in Neo4j is another machine's index, or a killed one's
+                    store.wait_for_writers = True  # type: ignore[attr-defined]
+                with store.writing():
+                    report = index_repository(path, store, progress=progress, cache_dir=self.folder / "facts",
+                                              surveyed=surveyed, **options)
+                    phases.update(report.phases)
+                    retrieval, stats = RetrievalIndex.build(store, self.folder, embedder=embedder,
+                                                            progress=progress, staged=staged)
+                    phases.update(stats.phases)
+                    if recorded is not None:
+                        staged.runs = {**recorded, report.repo: {
+                            "fingerprint": fingerprint, "model": model, "indexed_at": time.time(),
+                            "report": {**report.to_json(), "views": stats.views, "model": stats.model}}}
+                    mark = time.perf_counter()
+                    if self.server:  # it serves retrieval without the local folder
+                        from vitalrag.retrieve.server_index import push_views
 
-                    push_views(store, retrieval, [report.repo], progress=progress)
-            staged.commit()
-            phases["switch"] = time.perf_counter() - mark
-        finally:
-            store.close()
+                        push_views(store, retrieval, [report.repo], progress=progress)
+                staged.commit()
+                phases["switch"] = time.perf_counter() - mark
+            finally:
+                store.close()
         return IndexRun(report, stats, phases)
 
     def _recorded_runs(self, model: str | None) -> dict[str, Any] | None:
@@ -200,8 +212,8 @@ class IndexLocation:
         from vitalrag.graph.delta import Delta
         from vitalrag.retrieve.index import RetrievalIndex
 
-        if record is None or record.get("fingerprint") != fingerprint or version.current(self.folder).graph is None:
-            return None
+        if record is None or record.get("fingerprint") != fingerprint or not version.intact(self.folder):
+            return None  # intact: the live pair is as it was written (not damaged since)
         meta = RetrievalIndex.live_meta(self.folder)
         if meta is None or meta.get("model") != record.get("model"):
             return None

@@ -106,10 +106,10 @@ def test_a_corrupt_retrieval_pointer_is_rebuilt_by_the_next_index(runner, indexe
 
 
 def test_a_corrupt_version_pointer_is_one_line_and_the_store_is_kept(runner, indexed):
+    """For readers; ``index`` rebuilds it (tests/cli/test_repair.py)."""
     (indexed / "current.json").write_text('{"graph')
     before = _files(indexed)
-    for args in (["search", "slugify"], ["show", "pyr:pkg"],
-                 ["index", str(REPO), "--name", "pyr", "--model", "hashing"]):
+    for args in (["search", "slugify"], ["show", "pyr:pkg"]):
         _clean_error(runner.invoke(main, [*args, "--store", str(indexed)]),
                      "cannot read the index version", "index again")
     assert _files(indexed) == before

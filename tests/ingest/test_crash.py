@@ -15,6 +15,7 @@ from tests_support import make_python_tree
 from vitalrag.graph import packed
 
 from vitalrag.graph.memory import PAUSE_BEFORE_RENAME_ENV, MemoryStore
+from vitalrag.graph.version import current
 from vitalrag.retrieve.api import Retriever
 
 VITALRAG = [sys.executable, "-m", "vitalrag"]
@@ -24,6 +25,10 @@ def _index(repo: Path, store: Path, env: dict[str, str] | None = None) -> subpro
     return subprocess.Popen([*VITALRAG, "index", str(repo), "--store", str(store), "--name", "big",
                              "--model", "hashing", "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
+
+
+def previous(store: Path) -> set[str]:
+    return {n for n in json.loads((store / "current.json").read_text())["previous"].values() if n}
 
 
 def test_kill_mid_reindex_keeps_previous_index(tmp_path):
@@ -71,8 +76,8 @@ def test_kill_mid_reindex_keeps_previous_index(tmp_path):
 
 
 def test_kill_inside_the_graph_save_keeps_previous_index(tmp_path):
-    """The kill lands after the new graph is written to its temporary file and
-    before the rename: the store must still load as the previous version."""
+    """The kill lands after the new graph is written and before anything names
+    it: the store must still load as the previous version."""
     repo = make_python_tree(tmp_path / "small", files=20)
     store = tmp_path / "idx"
     proc = _index(repo, store)
@@ -91,13 +96,15 @@ def test_kill_inside_the_graph_save_keeps_previous_index(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
     assert MemoryStore.open(store, create=False).export() == before
-    # the new graph was whole in its temporary file when the writer died
-    (tmp,) = store.glob(".graph-*.tmp")
-    assert any("Changed function" in text for text in packed.read(tmp)["sources"].values())
+    # the new graph was whole, under a name the folder's records claim and no version names
+    named = current(store).names() | previous(store)
+    (unnamed,) = [p for p in store.glob("graph-*.db") if p.name not in named]
+    assert unnamed.name in json.loads((store / "snapshots.json").read_text())["snapshots"]
+    assert any("Changed function" in text for text in packed.read(unnamed)["sources"].values())
 
     proc = _index(repo, store)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err.decode()
     after = MemoryStore.open(store, create=False).export()
     assert any("Changed function" in n["docstring"] for n in after["nodes"])
-    assert not list(store.glob(".graph-*.tmp"))
+    assert not unnamed.exists()  # what the killed writer left is gone

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 
 import click
 
@@ -37,7 +38,8 @@ def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json
     (incremental by view hash both ways; nothing is embedded again). A push is one
     new version of each repository in Neo4j, switched to at its end; a pull reads
     one version, and its folder switches to the new graph and retrieval index
-    together (it holds the folder's writer lock: see ``pull``)."""
+    together (it holds the folder's writer lock: see ``pull``); a pull that fails
+    removes what it wrote there, and a full disk is one line (``Staged``)."""
     from vitalrag.graph.memory import MemoryStore
     from vitalrag.graph.version import Staged, has_retrieval
     from vitalrag.retrieve.index import RetrievalIndex
@@ -48,20 +50,21 @@ def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json
     if staged is not None:
         dst.staged = staged  # type: ignore[attr-defined]
     try:
-        with progress_bar() as progress, src.snapshot(), dst.writing():
-            report = copy_store(src, dst, repo, progress=progress)
-            repos = list(report.repos)
-            if verb == "pushed" and has_retrieval(folder):
-                writes = push_views(dst, RetrievalIndex.load(folder), repos, progress=progress)
-                views = {"views": sum(w.written + w.kept for w in writes),
-                         "views_written": sum(w.written for w in writes)}
-            elif verb == "pulled":
-                with_views = [r for r in repos if r in repos_with_views(src)]
-                if with_views:
-                    index, read = pull_views(src, folder, with_views, progress=progress, staged=staged)
-                    views = {"views": len(index.views), "views_written": read}
-        if staged is not None:
-            staged.commit()
+        with staged or nullcontext():
+            with progress_bar() as progress, src.snapshot(), dst.writing():
+                report = copy_store(src, dst, repo, progress=progress)
+                repos = list(report.repos)
+                if verb == "pushed" and has_retrieval(folder):
+                    writes = push_views(dst, RetrievalIndex.load(folder), repos, progress=progress)
+                    views = {"views": sum(w.written + w.kept for w in writes),
+                             "views_written": sum(w.written for w in writes)}
+                elif verb == "pulled":
+                    with_views = [r for r in repos if r in repos_with_views(src)]
+                    if with_views:
+                        index, read = pull_views(src, folder, with_views, progress=progress, staged=staged)
+                        views = {"views": len(index.views), "views_written": read}
+            if staged is not None:
+                staged.commit()
     finally:
         src.close()
         dst.close()
@@ -121,15 +124,21 @@ def pull(origin: str, store_location: str, repo: str | None, as_json: bool) -> N
     replaced. Its retrieval index is restored from the server's views and
     embeddings (nothing is embedded again). The folder's readers see the new
     graph and retrieval index together, and a second writer of the folder (an
-    index, another pull) fails at once.
+    index, another pull) fails at once. A folder that holds other files and is
+    not an index is refused.
     """
+    from vitalrag.graph import version
+    from vitalrag.graph.memory import open_writable
     from vitalrag.kernel.locks import writer_lock
 
     folder = _folder(store_location)
+    version.check_folder(folder)  # before anything is written there
     src = open_store(_server(origin, "--from"))
     try:
         with writer_lock(folder):
-            dst = open_store(folder, create=True)
+            version.adopt(folder)
+            version.sweep(folder)  # what failed or killed writers left
+            dst = open_writable(folder)
             _copy(src, dst, repo, "pulled", as_json, store_location)  # closes both
     except BaseException:
         src.close()  # a second close is harmless

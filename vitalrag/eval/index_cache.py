@@ -23,6 +23,7 @@ from vitalrag.errors import InputError
 from vitalrag.eval.corpora import cache_root
 from vitalrag.kernel.files import replacing_dir
 from vitalrag.graph.memory import MemoryStore, graph_path
+from vitalrag.graph.version import is_index
 from vitalrag.model import SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -87,7 +88,9 @@ def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None 
         index_repository(src, MemoryStore(tmp), name=name, workers=workers, progress=progress,
                          executor=executor)
         for old in base.glob(f"{name}-*"):  # earlier keys of this corpus are stale now
-            if old.is_dir() and old != folder and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{16}}", old.name):
+            # only the cache's own indexes: a folder it did not write stays
+            if (old != folder and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{16}}", old.name)
+                    and not old.is_symlink() and is_index(old)):
                 shutil.rmtree(old, ignore_errors=True)
     return MemoryStore.open(folder, create=False)
 

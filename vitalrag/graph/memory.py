@@ -12,11 +12,12 @@ objects' fields; ``edges`` are ``[source, target, kind, lines]`` and
 Snapshots of earlier versions, JSON (``graph.json`` of the older layout,
 ``graph-<id>.json``, ``graph-<id>.json.gz``), are read as they are.
 
-``save`` writes a temporary file in the same folder, fsyncs it, renames it to a
-new snapshot name and then switches the version pointer to it (or, while an
-index run stages its writes, leaves the switch to that run's commit, which
-names the graph and the retrieval snapshot at once). A crash mid-save leaves
-the previous index intact and a reader always sees a whole snapshot. SQLite and
+``save`` writes a new snapshot in the same folder, under a name the folder's
+records claim first (``graph.version.claim``), fsyncs it and then switches the
+version pointer to it (or, while an index run stages its writes, leaves the
+switch to that run's commit, which names the graph and the retrieval snapshot at
+once). A crash mid-save leaves the previous index intact, a reader always sees a
+whole snapshot, and the next index run removes what the crash left. SQLite and
 JSON rather than pickle: loading never runs code, and the file can be read by
 other tools.
 """
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -38,10 +38,10 @@ import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
 from vitalrag.graph import packed
-from vitalrag.kernel.files import read_gzipped, replacing
+from vitalrag.kernel.files import read_gzipped, sync_folder
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.store import Direction, GraphStore, HeldGraph, Span, edges_at, hops, sorted_export, spans_of
-from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, current, load_consistent, switch
+from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, claim, current, load_consistent, runs, switch
 from vitalrag.model import (
     DEFINITION_KINDS,
     SCHEMA_VERSION,
@@ -60,8 +60,8 @@ GRAPH_FILE = LEGACY_GRAPH
 #: line, reason]``, which are quicker to write and read. Both are read.
 FILE_FORMAT = 2
 _OBJECT_FIELD_SET = frozenset(CodeObject.__dataclass_fields__)
-#: tests only: a path that ``save`` creates once the new graph is in its temporary
-#: file, before the rename, and then waits, so a test can kill the writer there
+#: tests only: a path that ``save`` creates once the new graph is written, before
+#: anything names it, and then waits, so a test can kill the writer there
 PAUSE_BEFORE_RENAME_ENV = "VITALRAG_TEST_PAUSE_BEFORE_RENAME"
 
 
@@ -70,14 +70,6 @@ def _pause_for_tests() -> None:
     if marker:
         Path(marker).touch()
         time.sleep(60)
-
-
-def _new_name(folder: Path) -> str:
-    """A graph snapshot name not taken in ``folder`` (the caller holds its folder lock)."""
-    while True:
-        name = f"graph-{secrets.token_hex(6)}{packed.SUFFIX}"
-        if not (folder / name).exists():
-            return name
 
 
 def open_snapshot(folder: str | os.PathLike[str], version: Version | None = None) -> GraphStore:
@@ -89,6 +81,26 @@ def open_snapshot(folder: str | os.PathLike[str], version: Version | None = None
     if version.graph is not None and version.graph.endswith(packed.SUFFIX):
         return packed.PackedGraph(Path(folder) / version.graph, location=str(Path(folder)))
     return MemoryStore.open(folder, create=False, version=version)
+
+
+def open_writable(folder: str | os.PathLike[str]) -> MemoryStore:
+    """The store in ``folder`` for a writer: its live graph, or an empty one when
+    that graph cannot be read (damaged): the writer builds it again, and the
+    warning names the repositories it held, which need indexing again."""
+    try:
+        return MemoryStore.open(folder, create=True)
+    except StoreCorrupt as exc:
+        lost = ", ".join(sorted(runs(folder))) or "every repository indexed into it"
+        log.warning("%s; building the graph again (index %s again to restore it whole)", exc, lost)
+        return MemoryStore(folder)
+
+
+def _sync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def graph_path(folder: str | os.PathLike[str]) -> Path | None:
@@ -184,15 +196,18 @@ class MemoryStore:
             "meta": self._meta,
         }
         with folder_lock(self.folder):
-            for stale in self.folder.glob(".graph-*.tmp"):  # left by a writer that was killed
-                stale.unlink(missing_ok=True)
-            name = _new_name(self.folder)
-            # synced before the switch names it; .graph-*.tmp until renamed
-            with replacing(self.folder / name, durable=True, temp_prefix=".graph-") as tmp:
+            name = claim(self.folder, "graph-", packed.SUFFIX)
+            path = self.folder / name
+            try:
                 # made here with the umask's mode (SQLite would make it 0644 whatever the umask)
-                os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-                packed.write(tmp, payload)
+                os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+                packed.write(path, payload)
                 _pause_for_tests()
+                _sync(path)  # whole on disk before a switch names it
+            except BaseException:
+                path.unlink(missing_ok=True)
+                raise
+            sync_folder(self.folder)
             if self.staged is not None and self.staged.takes(self.folder):
                 self.staged.graph = name
             else:

@@ -1,18 +1,24 @@
 """Temporary files and folders for atomic writes into an index folder, created
 with the modes the umask gives (``tempfile.mkstemp`` and ``mkdtemp`` make them
 0600 and 0700 whatever the umask, so a store shared with a group, or served
-by another user, could not be read once re-indexed).
+by another user, could not be read once re-indexed); and a full disk told from
+other write errors, whichever library wrote (``disk_full``, ``no_space``).
 """
 
 from __future__ import annotations
 
+import errno
 import gzip
+import math
 import os
 import secrets
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from vitalrag.errors import StoreError
 
 
 #: gzip's level for JSON snapshots (the views): 7-8x smaller on source-heavy JSON,
@@ -119,3 +125,63 @@ def sync_folder(folder: str | os.PathLike[str]) -> None:
         pass
     finally:
         os.close(fd)
+
+
+#: the errors a full disk or quota raises: the OS's, SQLite's (SQLITE_FULL), and the
+#: text a C++ writer (FAISS) puts in a ``RuntimeError``
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+_SQLITE_FULL = 13
+_FULL_TEXT = os.strerror(errno.ENOSPC)
+
+
+def disk_full(exc: BaseException | None) -> bool:
+    """Whether ``exc``, or an error it was raised from, says the disk is full."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
+            return True
+        if isinstance(exc, sqlite3.Error) and (getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL
+                                               or "disk is full" in str(exc)):
+            return True
+        if isinstance(exc, RuntimeError) and _FULL_TEXT in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def free_bytes(folder: str | os.PathLike[str]) -> int:
+    """The space free to write on the file system of ``folder`` (or of the nearest
+    folder above it that exists); 0 when it cannot be told."""
+    try:
+        return shutil.disk_usage(_existing(Path(folder))).free
+    except OSError:
+        return 0
+
+
+def mount_point(folder: str | os.PathLike[str]) -> Path:
+    """The mount point of the file system ``folder`` is on."""
+    path = _existing(Path(os.path.abspath(folder)))
+    while not os.path.ismount(path) and path.parent != path:
+        path = path.parent
+    return path
+
+
+def no_space(folder: str | os.PathLike[str], needed: int, *, more: bool = False) -> StoreError:
+    """The error for a write into ``folder`` that found its disk full: where, and
+    about how much space (``needed`` bytes; ``more``: more than that) it wants."""
+    about = "more than" if more else "about"
+    return StoreError(f"no space left on {mount_point(folder)} ({about} {_megabytes(needed)} MB needed, "
+                      f"{_megabytes(free_bytes(folder))} MB free) to write the index in {folder}: "
+                      "free some space and index again")
+
+
+def _megabytes(size: int) -> str:
+    mb = size / 2**20
+    return f"{math.ceil(mb)}" if mb >= 10 else f"{mb:.1f}"
+
+
+def _existing(path: Path) -> Path:
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return path

@@ -17,8 +17,9 @@ A writer or a server loads the views whole (``RetrievalIndex``); a one-shot read
 (a CLI ``search`` or ``context``) opens them as a ``SnapshotViews``, which decodes
 only the views its hits name.
 
-A build writes a new snapshot folder and then switches the version pointer to it
-(an index run switches its graph and this snapshot with one rename), so a reader
+A build writes a new snapshot folder (its name claimed in the folder's records
+first: ``graph.version.claim``) and then switches the version pointer to it (an
+index run switches its graph and this snapshot with one rename), so a reader
 never sees half an index, nor a graph and views of different runs, and a crash
 leaves the old pair. Older folders name their snapshot in ``retrieval.json``.
 """
@@ -42,9 +43,18 @@ import numpy as np
 import orjson
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
-from vitalrag.kernel.files import read_gzipped, temp_dir
+from vitalrag.kernel.files import read_gzipped
 from vitalrag.kernel.locks import folder_lock
-from vitalrag.graph.version import LEGACY_POINTER, Staged, Version, current, load_consistent, switch
+from vitalrag.graph.version import (
+    LEGACY_POINTER,
+    Staged,
+    Version,
+    claim,
+    current,
+    load_consistent,
+    seal_broken,
+    switch,
+)
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import View
 from vitalrag.retrieve import viewfile
@@ -303,7 +313,8 @@ class RetrievalIndex(_PositionSearch):
 
     def _save(self) -> str:
         self.folder.mkdir(parents=True, exist_ok=True)
-        snap = temp_dir(self.folder, "retrieval-")  # the umask's mode (mkdtemp: 0700)
+        snap = self.folder / claim(self.folder, "retrieval-")  # recorded before it is made
+        os.mkdir(snap, 0o777)  # the umask's mode (mkdtemp: 0700)
         try:
             viewfile.write(snap / VIEWS_FILE, self.views)
             self.sparse.save(snap / "bm25")
@@ -466,9 +477,13 @@ def _indexes(snap: Path, views: int) -> tuple[SparseIndex, DenseIndex | None]:
 
 
 def _live_dense(root: Path) -> DenseIndex | None:
-    """The dense index of the live snapshot of ``root`` (None: none, or unreadable)."""
+    """The dense index of the live snapshot of ``root`` (None: none, unreadable, or
+    changed since it was switched to: damaged vectors are not reused)."""
     try:
         name = current(root).retrieval
+        if name is not None and seal_broken(root, name):
+            log.warning("not reusing the vectors of %s: its files changed since it was written", root / name)
+            return None
         return DenseIndex.load(root / name / "dense") if name else None
     except (StoreCorrupt, OSError) as exc:
         log.warning("not reusing the vectors of %s: %s", root, exc)
