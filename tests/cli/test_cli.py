@@ -140,14 +140,15 @@ def test_other_schema_version_is_refused_and_kept(runner, indexed):
     assert graph.read_bytes() == before
 
 
-def test_corrupt_store_is_refused_and_kept(runner, indexed):
+def test_a_corrupt_graph_is_one_line_to_readers_and_rebuilt_by_index(runner, indexed):
     store, _ = indexed
-    graph = graph_file(store)
-    graph.write_text('{"schema_version": 1, "objects": [')
-    before = graph.read_bytes()
-    r = runner.invoke(main, ["index", str(FIXTURES / "py_resolution"), "--store", str(store)])
-    _assert_clean_error(r, "cannot read index")
-    assert graph.read_bytes() == before
+    graph_file(store).write_text('{"schema_version": 1, "objects": [')
+    _assert_clean_error(runner.invoke(main, ["stats", "--store", str(store)]), "cannot read index")
+    r = runner.invoke(main, ["index", str(FIXTURES / "py_resolution"), "--store", str(store),
+                             "--name", "pyr", "--model", "hashing"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(runner.invoke(main, ["stats", "--store", str(store), "--json"]).stdout)
+    assert data["pyr"]["objects"]["function"] == 9
 
 
 def test_failed_index_leaves_previous_index(runner, indexed, tmp_path):
