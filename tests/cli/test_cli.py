@@ -192,7 +192,7 @@ def test_search_errors(runner, indexed, tmp_path):
                         "not in the index")
     bare = tmp_path / "bare"
     runner.invoke(main, ["index", str(FIXTURES / "py_resolution"), "--store", str(bare), "--no-embed"])
-    _assert_clean_error(runner.invoke(main, ["search", "x", "--store", str(bare), "--retriever", "dense"]),
+    _assert_clean_error(runner.invoke(main, ["search", "slugify", "--store", str(bare), "--retriever", "dense"]),
                         "--no-embed")
 
 

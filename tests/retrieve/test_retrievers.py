@@ -143,7 +143,7 @@ def test_empty_query_and_bad_arguments(retriever):
     with pytest.raises(InputError, match="empty query"):
         retriever.search("   ")
     with pytest.raises(InputError, match="unknown retriever"):
-        retriever.search("x", retriever="magic")
+        retriever.search("engine", retriever="magic")
     with pytest.raises(InputError, match="not in the index"):
         retriever.search("x", file="nope.py")
 

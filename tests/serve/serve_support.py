@@ -64,6 +64,12 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("get_context", {"query": "engine", "line": 3}, "a line needs a file"),
     ("get_context", {"query": "engine", "file": "no/such.py"}, "not in the index"),
     ("get_context", {}, "query"),
+    ("get_context", {"query": "send " * 2000}, "10,000 characters long, over the limit of 8,000"),
+    ("get_context", {"query": "*"}, "the query has no searchable words: '*'"),
+    ("get_context", {"query": "the of a"}, "no searchable words"),
+    ("explain", {"query": "AND"}, "no searchable words"),
+    ("search", {"query": "x" * 8001}, "over the limit of 8,000"),
+    ("search", {"query": "how do I do this?"}, "no searchable words"),
     ("explain", {"query": "engine", "policy": "nope"}, "unknown allocation policy"),
     ("explain", {"query": ""}, "empty query"),
     ("search", {"query": ""}, "empty query"),
@@ -92,6 +98,7 @@ async def check_tool_list(session: ClientSession) -> None:
     assert {"vital", "vital-fill"} <= set(ctx["properties"]["policy"]["enum"])
     assert ctx["properties"]["tests"]["enum"] == ["auto", "include", "exclude"]
     assert ctx["properties"]["budget"]["minimum"] == 1
+    assert ctx["properties"]["query"]["maxLength"] == 8000
     kinds = tools["neighbors"].input_schema["properties"]["kinds"]["anyOf"][0]
     assert "CALLS" in kinds["items"]["enum"]
 

@@ -72,8 +72,16 @@ TESTS_MODES: tuple[str, ...] = ("auto", "include", "exclude")
 #: query words that make a question about tests (``tests="auto"``)
 TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtures", "pytest", "unittest",
                         "junit", "mock", "mocks", "assert", "assertion", "assertions", "conftest"})
-_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+# A qualified name is looked for once per word, from its first letter (the digits
+# and other word characters before it are skipped in one step): tried from every
+# letter of a word, it would rescan the rest of the word each time, quadratic in a
+# long word ("a" * 100_000). It finds what the plain pattern finds: a word either
+# ends at a dot followed by a letter or holds no qualified name.
+_DOTTED = re.compile(r"(?<![\w$])[^\WA-Za-z_]*(?P<name>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+# an inner capital; two capitals then a small letter ("HTTPAdapter"): two are enough
+# to match, and "{2,}" would backtrack through a long run of capitals from each one
+_HUMP = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 
 
 def is_test(obj: ObjectText) -> bool:
@@ -86,15 +94,18 @@ def named_in_query(query: str) -> tuple[frozenset[str], frozenset[str]]:
     ``parseHeader``, ``HTTPAdapter``), is followed by ``(``, or is a capitalised
     name past the query's first word (``Session``). The parts of a qualified
     name are not words of their own."""
-    spans = [m.span() for m in _DOTTED.finditer(query)]
+    spans = [m.span("name") for m in _DOTTED.finditer(query)]
     dotted = frozenset(query[a:b].casefold() for a, b in spans)
     words = set()
+    j = 0  # words and spans both come in order: the first span not ending before this word
     for m in _WORD.finditer(query):
         w = m.group(0)
-        if any(a <= m.start() < b for a, b in spans):
+        while j < len(spans) and spans[j][1] <= m.start():
+            j += 1
+        if j < len(spans) and spans[j][0] <= m.start():
             continue  # part of a qualified name: JsonPrimitive.hashCode is not every hashCode
         follows = query[m.end():m.end() + 1]
-        if "_" in w.strip("_") or re.search(r"[a-z][A-Z]|[A-Z]{2,}[a-z]", w) or (
+        if "_" in w.strip("_") or _HUMP.search(w) or (
                 follows == "(" and len(w) > 2) or (w[:1].isupper() and any(c.islower() for c in w[1:])
                                                   and len(w) > 3 and m.start() > 0):
             words.add(w.casefold())

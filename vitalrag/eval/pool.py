@@ -25,6 +25,7 @@ from vitalrag.allocate.provenance import ObjectKey
 from vitalrag.eval.tasks import Task
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import ScoredView, View
+from vitalrag.retrieve.query import MAX_QUERY_CHARS
 from vitalrag.retrieve.sparse import SparseIndex
 
 #: views kept per task, strongest first (the retrievers' own pool depth)
@@ -89,8 +90,18 @@ class RetrievedPool:
     def pool(self, task: Task) -> list[ScoredView]:
         # ask for more than depth: views of the future part of the file are dropped
         hits = self.retriever.search(  # type: ignore[attr-defined]
-            task.query, k=self.depth * 2, file=task.path, repo=task.repo)
+            searched_text(task.query), k=self.depth * 2, file=task.path, repo=task.repo)
         return [h for h in hits if not shows_future(h.view, task)][:self.depth]
+
+
+def searched_text(query: str) -> str:
+    """A task's query as a search takes it: a code context longer than a query may
+    be (``MAX_QUERY_CHARS``) keeps its last whole lines that fit, those nearest the
+    line to complete."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    tail = query[-MAX_QUERY_CHARS:]
+    return tail.partition("\n")[2] or tail
 
 
 class CachedGraphSource:

@@ -25,6 +25,7 @@ from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
 from vitalrag.allocate.fill import TESTS_MODES
 from vitalrag.errors import VitalRAGError
 from vitalrag.model import EDGE_KINDS
+from vitalrag.retrieve.query import MAX_QUERY_CHARS
 from vitalrag.serve.service import DIRECTIONS, MAX_DEPTH, MAX_K, ContextService
 
 
@@ -45,7 +46,8 @@ def _range(low: int, high: int | None = None) -> dict[str, Any]:
 
 
 Query = Annotated[str, Field(description="What the code you need is about: a task, a question, "
-                                         "identifiers, or the code you are completing.")]
+                                         "identifiers, or the code you are completing.",
+                              json_schema_extra={"maxLength": MAX_QUERY_CHARS})]
 File = Annotated[str | None, Field(description="The file you are working in (repo-relative or absolute); "
                                                "anchors the graph walk at it.")]
 Line = Annotated[int | None, Field(description="A line in `file` (1-based); its enclosing object "
