@@ -346,6 +346,31 @@ def embed_views(hashes: Sequence[str], texts: Sequence[str], embedder: Embedder,
     return matrix, len(todo)
 
 
+def _checked_meta(path: Path, meta: object, size: int) -> tuple[str, int | None, int]:
+    """A dense index's model.json: (model name, dimension or None where an index of
+    an earlier version did not record it, views it spans)."""
+    if not isinstance(meta, dict) or not isinstance(meta.get("model"), str) or not meta["model"]:
+        raise StoreCorrupt(f"{path} is damaged: it does not name the embedding model")
+    dim, views = meta.get("dim"), meta.get("views", size)
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or dim < 1):
+        raise StoreCorrupt(f"{path} is damaged: dim is {dim!r}, not a number of dimensions")
+    if isinstance(views, bool) or not isinstance(views, int) or views < size:
+        raise StoreCorrupt(f"{path} is damaged: views is {views!r}, not a count of at least the {size} vectors")
+    return meta["model"], dim, views
+
+
+def check_dimension(vector: np.ndarray, dim: int, model: str, where: object = None) -> None:
+    """Refuse a query vector of another dimension than the index's vectors, of
+    ``model`` (FAISS would fail an assertion, a server a vector query): the query
+    was embedded by another model, or the model now gives vectors of another size."""
+    got = int(np.asarray(vector).size)
+    if got != dim:
+        place = f" in {where}" if where is not None else ""
+        raise StoreCorrupt(f"the query's embedding has {got} dimensions, but the dense index{place} holds "
+                           f"vectors of {dim} ({model}'s): re-index (`vitalrag index PATH`) to embed the "
+                           f"views again")
+
+
 #: cosines equal to this many decimals are ties, ordered by view: the last
 #: float32 bits depend on how a store sums the product (FAISS's SIMD, Neo4j's
 #: ``vector.similarity.cosine``), and a real difference below 1e-5 ranks nothing
@@ -366,7 +391,8 @@ class DenseIndex:
     texts with no direction are not searched densely."""
 
     def __init__(self, index: object, model: str, positions: np.ndarray | None = None,
-                 views: int | None = None, hashes: np.ndarray | None = None) -> None:
+                 views: int | None = None, hashes: np.ndarray | None = None,
+                 folder: Path | None = None) -> None:
         self._index = index
         self.model = model
         self.positions = positions
@@ -374,6 +400,8 @@ class DenseIndex:
         #: a snapshot of an earlier version)
         self.hashes = hashes
         self.views = int(self._index.ntotal) if views is None else views  # type: ignore[attr-defined]
+        #: where it was loaded from (None: built in memory), for messages
+        self.folder = folder
 
     @classmethod
     def build(cls, vectors: np.ndarray, model: str, hashes: Sequence[str] | None = None) -> DenseIndex:
@@ -424,19 +452,25 @@ class DenseIndex:
             index = faiss.read_index(str(folder / "vectors.faiss"))
             positions = hashes = None
             if (folder / "positions.npy").is_file():
-                positions = np.load(folder / "positions.npy", allow_pickle=False).astype(np.int64)
+                positions = np.load(folder / "positions.npy", allow_pickle=False)
             if (folder / "hashes.npy").is_file():
                 hashes = np.load(folder / "hashes.npy", allow_pickle=False)
         except (OSError, ValueError, RuntimeError) as exc:
             raise StoreCorrupt(f"cannot read dense index in {folder}: {exc}") from exc
         size = int(index.ntotal)
-        views = int(meta.get("views", size))
-        if positions is not None and (len(positions) != size or (size and int(positions.max()) >= views)):
-            raise StoreCorrupt(f"dense index in {folder} is damaged: {size} vectors but "
-                               f"{len(positions)} positions for {views} views")
-        if hashes is not None and len(hashes) != size:
+        model, dim, views = _checked_meta(folder / "model.json", meta, size)
+        if dim is not None and int(index.d) != dim:
+            raise StoreCorrupt(f"{folder / 'vectors.faiss'} is damaged: it holds vectors of {int(index.d)} "
+                               f"dimensions, and model.json says {model} gives {dim}")
+        if positions is not None:
+            if positions.ndim != 1 or positions.dtype.kind not in "iu" or len(positions) != size or (
+                    size and (int(positions.min()) < 0 or int(positions.max()) >= views)):
+                raise StoreCorrupt(f"dense index in {folder} is damaged: {size} vectors but positions.npy "
+                                   f"is not {size} view numbers below {views}")
+            positions = positions.astype(np.int64)
+        if hashes is not None and (hashes.ndim != 1 or len(hashes) != size):
             raise StoreCorrupt(f"dense index in {folder} is damaged: {size} vectors but {len(hashes)} hashes")
-        return cls(index, meta["model"], positions, views, hashes)
+        return cls(index, model, positions, views, hashes, folder)
 
     @property
     def dim(self) -> int:
@@ -461,6 +495,7 @@ class DenseIndex:
         ``allowed``: a mask over the views (FAISS compares only those)."""
         if self.size == 0 or k <= 0:
             return []
+        check_dimension(vector, self.dim, self.model, self.folder)
         query = np.ascontiguousarray(vector.reshape(1, -1), dtype=np.float32)
         where = self.positions
         size, params = self.size, None

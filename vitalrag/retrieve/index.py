@@ -348,7 +348,7 @@ class RetrievalIndex(_PositionSearch):
                 views = [View.from_dict(d) for d in orjson.loads(read_gzipped(old))]
         except (OSError, EOFError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
-        sparse, dense = _indexes(snap, len(views))
+        sparse, dense = _indexes(snap, len(views), meta.get("model"))
         return cls(root, views, sparse, dense, meta.get("model"))
 
     @staticmethod
@@ -397,7 +397,7 @@ class SnapshotViews(_PositionSearch):
         meta = _meta(snap)
         views = viewfile.ViewFile(snap / VIEWS_FILE)
         try:
-            sparse, dense = _indexes(snap, views.count)
+            sparse, dense = _indexes(snap, views.count, meta.get("model"))
             return cls(root, views, sparse, dense, meta.get("model"))
         except BaseException:
             views.close()
@@ -458,17 +458,29 @@ def _meta(snap: Path) -> dict[str, Any]:
         found = meta.get("schema_version") if isinstance(meta, dict) else None
         raise SchemaMismatch(f"retrieval index {snap} has schema version {found}, expected {RETRIEVAL_SCHEMA}: "
                              "re-index")
+    if meta.get("model") is not None and not isinstance(meta["model"], str):
+        raise StoreCorrupt(f"{snap / 'meta.json'} is damaged: model is {meta['model']!r}, not a model's name; "
+                           "re-index (`vitalrag index PATH`) to rebuild it")
     return meta
 
 
-def _indexes(snap: Path, views: int) -> tuple[SparseIndex, DenseIndex | None]:
-    """The BM25 and dense indexes of the snapshot ``snap`` of ``views`` views."""
+def _indexes(snap: Path, views: int, model: str | None) -> tuple[SparseIndex, DenseIndex | None]:
+    """The BM25 and dense indexes of the snapshot ``snap`` of ``views`` views
+    embedded by ``model``."""
     hint = "re-index (`vitalrag index PATH`) to rebuild it"
     try:
         sparse = SparseIndex.load(snap / "bm25", views)
+    except StoreCorrupt as exc:  # it names the damaged file
+        raise StoreCorrupt(f"{exc}; {hint}") from exc
     except (OSError, ValueError, KeyError) as exc:
         raise StoreCorrupt(f"cannot read BM25 index of {snap}: {exc}; {hint}") from exc
-    dense = DenseIndex.load(snap / "dense")
+    try:
+        dense = DenseIndex.load(snap / "dense")
+    except StoreCorrupt as exc:
+        raise StoreCorrupt(f"{exc}; {hint}") from exc
+    if dense is not None and model is not None and dense.model != model:
+        raise StoreCorrupt(f"retrieval index {snap} is damaged: meta.json names the model {model} and "
+                           f"dense/model.json {dense.model}; {hint}")
     for what, size in (("BM25", sparse.documents), ("dense", dense.views if dense else None)):
         if size is not None and size != views:
             raise StoreCorrupt(f"retrieval index {snap} is damaged: {views} views but "

@@ -73,7 +73,7 @@ from vitalrag.graph.neo4j_views import H, Found, Neo4jViews, RepoModel, ViewWrit
 from vitalrag.graph.store import GraphStore
 from vitalrag.graph.version import Staged
 from vitalrag.model import View
-from vitalrag.retrieve.dense import COSINE_DECIMALS, DenseIndex, cosine_key
+from vitalrag.retrieve.dense import COSINE_DECIMALS, DenseIndex, check_dimension, cosine_key
 from vitalrag.retrieve.index import Hits, RetrievalIndex
 from vitalrag.retrieve.sparse import SparseIndex, bm25_rescore
 from vitalrag.kernel.text import code_tokens
@@ -220,6 +220,7 @@ class ServerIndex:
         searched = [m for m in self._searched(allowed) if m.model == model]
         dim = searched[0].dim
         assert dim is not None
+        check_dimension(vector, dim, model, self.views.store.location)
         # the vector index of this dimension also holds every other repository of it
         in_index = [m for m in self.models().values() if m.dim == dim]
         if not np.any(vector):

@@ -7,6 +7,7 @@ memory-mapped.
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import math
 import os
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from vitalrag.errors import StoreCorrupt
 from vitalrag.kernel.text import code_token_ids, code_tokens
 
 log = logging.getLogger(__name__)
@@ -121,6 +123,79 @@ def _token_ids(texts: Sequence[str]) -> tuple[list[list[int]], np.ndarray, dict[
 EMPTY = "<empty>"
 #: each document's length in tokens, beside bm25s's arrays
 LENGTHS_FILE = "lengths.npy"
+#: bm25s's files: its parameters, its vocabulary, its score matrix (CSC)
+PARAMS_FILE = "params.index.json"
+VOCAB_FILE = "vocab.index.json"
+DATA_FILE, INDICES_FILE, INDPTR_FILE = "data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy"
+
+
+def _check_params(path: Path) -> None:
+    """bm25s's parameters as ``SparseIndex.build`` saves them: numbers where it
+    computes with numbers, Lucene's method (the one the score matrix is), numpy
+    dtypes, the number of documents."""
+    try:
+        params = json.loads(path.read_text())
+    except OSError as exc:
+        raise StoreCorrupt(f"cannot read BM25 index file {path}: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise StoreCorrupt(f"cannot read BM25 index file {path}: {exc}") from exc
+    if not isinstance(params, dict):
+        raise StoreCorrupt(f"{path} is damaged: not a JSON object")
+    problems = [f"{key} is {params.get(key)!r}, not a number" for key in ("k1", "b", "delta")
+                if key in params and not _is_number(params[key])]
+    if params.get("method", "lucene") != "lucene" or params.get("idf_method") not in (None, "lucene"):
+        problems.append(f"method is {params.get('method')!r}/{params.get('idf_method')!r}, not 'lucene'")
+    for key, kinds in (("dtype", "f"), ("int_dtype", "iu")):
+        if key in params and not _is_dtype(params[key], kinds):
+            problems.append(f"{key} is {params[key]!r}")
+    num_docs = params.get("num_docs")
+    if isinstance(num_docs, bool) or not isinstance(num_docs, int) or num_docs < 0:
+        problems.append(f"num_docs is {num_docs!r}, not a count")
+    if params.get("backend", "numpy") not in ("numpy", "auto"):
+        problems.append(f"backend is {params.get('backend')!r}, not 'numpy'")
+    if problems:
+        raise StoreCorrupt(f"{path} is damaged: {'; '.join(problems)}")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_dtype(name: object, kinds: str) -> bool:
+    try:
+        return isinstance(name, str) and np.dtype(name).kind in kinds
+    except TypeError:
+        return False
+
+
+def _check_arrays(folder: Path, retriever: Any) -> None:
+    """The score matrix a search reads: one-dimensional arrays of the right kinds,
+    term columns that start at 0, never go back and end at the last weight, finite
+    weights, document numbers within the documents, and a vocabulary whose term
+    numbers name columns (bm25s's own empty token names the one past the last)."""
+    scores = retriever.scores
+    data, indices, indptr = scores["data"], scores["indices"], scores["indptr"]
+    num_docs = scores["num_docs"]
+    for name, array, kinds in ((DATA_FILE, data, "f"), (INDICES_FILE, indices, "iu"), (INDPTR_FILE, indptr, "iu")):
+        if not isinstance(array, np.ndarray) or array.ndim != 1 or array.dtype.kind not in kinds:
+            raise StoreCorrupt(f"{folder / name} is damaged: not a one-dimensional array of "
+                               f"{'weights' if kinds == 'f' else 'whole numbers'}")
+    if len(indices) != len(data):
+        raise StoreCorrupt(f"{folder / INDICES_FILE} is damaged: {len(indices)} document numbers for "
+                           f"{len(data)} weights in {DATA_FILE}")
+    if len(indptr) < 1 or indptr[0] != 0 or indptr[-1] != len(data) or bool(np.any(np.diff(indptr) < 0)):
+        raise StoreCorrupt(f"{folder / INDPTR_FILE} is damaged: its term columns do not run from 0 to the "
+                           f"{len(data)} weights in order")
+    if len(indices) and (int(indices.min()) < 0 or int(indices.max()) >= num_docs):
+        raise StoreCorrupt(f"{folder / INDICES_FILE} is damaged: document numbers outside 0..{num_docs - 1}")
+    if not bool(np.isfinite(data).all()):
+        raise StoreCorrupt(f"{folder / DATA_FILE} is damaged: weights that are not finite numbers")
+    vocab = retriever.vocab_dict
+    terms = len(indptr) - 1
+    if not isinstance(vocab, dict) or not all(
+            type(v) is int and (0 <= v < terms or (k == "" and v == terms)) for k, v in vocab.items()):
+        raise StoreCorrupt(f"{folder / VOCAB_FILE} is damaged: not a map of tokens to term numbers "
+                           f"0..{terms - 1}")
 
 
 def bm25_rescore(query: Sequence[str], docs: Sequence[str], df: Mapping[str, int], n_docs: int,
@@ -209,13 +284,32 @@ class SparseIndex:
 
     @classmethod
     def load(cls, folder: str | os.PathLike[str], size: int) -> SparseIndex:
+        """The index saved in ``folder`` for ``size`` views, its arrays memory-mapped.
+        What a search reads is checked here (the parameters' types, the arrays'
+        shapes, every document and term number in range), so a damaged file is a
+        ``StoreCorrupt`` naming it, not an error deep in a later query."""
         import bm25s
 
         if size == 0:
             return cls(bm25s.BM25(), 0)
-        retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
-        lengths = Path(folder) / LENGTHS_FILE
-        return cls(retriever, size, np.load(lengths, mmap_mode="r") if lengths.exists() else None)
+        folder = Path(folder)
+        _check_params(folder / PARAMS_FILE)
+        try:
+            retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
+        except (OSError, ValueError, TypeError, KeyError, ImportError) as exc:
+            raise StoreCorrupt(f"cannot read BM25 index in {folder}: {exc}") from exc
+        _check_arrays(folder, retriever)
+        lengths_file = folder / LENGTHS_FILE
+        lengths = None
+        if lengths_file.exists():
+            try:
+                lengths = np.load(lengths_file, mmap_mode="r")
+            except (OSError, ValueError) as exc:
+                raise StoreCorrupt(f"cannot read BM25 index file {lengths_file}: {exc}") from exc
+            if lengths.ndim != 1 or len(lengths) != size or lengths.dtype.kind not in "iu" or (
+                    size and int(lengths.min()) < 0):
+                raise StoreCorrupt(f"{lengths_file} is damaged: not one token count per view ({size})")
+        return cls(retriever, size, lengths)
 
     @property
     def documents(self) -> int:
