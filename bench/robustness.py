@@ -1,7 +1,7 @@
 """Issue 20's embedded-store targets, each trial in fresh ``vitalrag`` processes on temporary folders.
 
-    python bench/robustness.py [--only writers,reads,gitconfig,redos] [--trials 20] [--reindexes 10]
-        [--readers 2] [--calls 1000]
+    python bench/robustness.py [--only writers,reads,gitconfig,redos,hostile] [--trials 20] [--reindexes 10]
+        [--readers 2] [--calls 1000] [--scale 1]
 
 - writers: ``--trials`` times, two ``vitalrag index`` runs of two generated
   repositories (600 small modules each, ``--model hashing``: a run holds the
@@ -35,6 +35,10 @@
   folder: the wall time of ``vitalrag index`` (the whole command), and whether
   ``skipped`` names each pattern. Plain ``git ls-files --others`` and
   ``pathspec`` are given 3 s on the same files, to show the trap. Target: < 10 s.
+- hostile (issue 38, ``bench/hostile.py``): deep nesting per language, a 900 KB
+  one-line bundle, forged file names, terminal escapes and a store folder full of
+  user files; each case's time, peak memory and bound, ok or FAIL. ``--scale``
+  shrinks the nesting (a quick try: the bounds are for 1).
 
 Prints what each trial saw, then one table: trial, measured, target, met; exits 1
 when a target is not met. The ``vitalrag`` measured is the one ``python -m
@@ -60,8 +64,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hostile import hostile
+
 VITALRAG = [sys.executable, "-m", "vitalrag"]
-TRIALS = ("writers", "reads", "gitconfig", "redos")
+TRIALS = ("writers", "reads", "gitconfig", "redos", "hostile")
 BUSY = "another index is writing"
 #: the repository of the reads trial, and its two versions
 LEDGER = "ledger"
@@ -578,6 +584,7 @@ def main() -> None:
     ap.add_argument("--reindexes", type=int, default=10)
     ap.add_argument("--readers", type=int, default=2, help="reader processes during the re-indexes")
     ap.add_argument("--calls", type=int, default=1000, help="answered calls the reads trial needs")
+    ap.add_argument("--scale", type=float, default=1.0, help="nesting sizes of the hostile trial (1: the issue's)")
     args = ap.parse_args()
     only = [t for t in args.only.split(",") if t]
     unknown = set(only) - set(TRIALS)
@@ -597,12 +604,17 @@ def main() -> None:
                 rows += reads(tmp / name, args.reindexes, args.readers, args.calls)
             elif name == "gitconfig":
                 rows += gitconfig(tmp / name)
-            else:
+            elif name == "redos":
                 rows += redos(tmp / name)
+            else:
+                rows += [Row(r.case, f"{r.seconds:.1f} s, {r.peak_mb:.0f} MiB", r.bound, r.ok)
+                         for r in hostile(tmp / name, args.scale)]
     width = max(len(r.measured) for r in rows)
-    print(f"\n{'trial':<16} {'measured':<{width}}  {'target':<26} met")
+    tw = max(16, *(len(r.trial) for r in rows))
+    gw = max(26, *(len(r.target) for r in rows))
+    print(f"\n{'trial':<{tw}} {'measured':<{width}}  {'target':<{gw}} met")
     for r in rows:
-        print(f"{r.trial:<16} {r.measured:<{width}}  {r.target:<26} {'yes' if r.met else 'NO'}")
+        print(f"{r.trial:<{tw}} {r.measured:<{width}}  {r.target:<{gw}} {'yes' if r.met else 'NO'}")
     print(f"\n{time.perf_counter() - started:.0f} s in all")
     sys.exit(0 if all(r.met for r in rows) else 1)
 
