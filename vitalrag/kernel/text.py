@@ -42,10 +42,12 @@ typeof uint ulong unchecked unsafe ushort using virtual void volatile while"""
 _C_CPP = """auto break case char const continue default do double else enum extern float
 for goto if int long register return short signed sizeof static struct switch typedef
 union unsigned void volatile while"""
+#: Ruby's words that are syntax only ("module", "alias", "retry" name things too)
+_RUBY = """def elsif end nil unless undef ensure rescue then defined"""
 
 #: reserved words of Python, Java, JavaScript/TypeScript, Go, Rust, C#, C/C++ (casefolded)
 KEYWORDS: frozenset[str] = frozenset(
-    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP)
+    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP, _RUBY)
     for w in block.split()
 )
 

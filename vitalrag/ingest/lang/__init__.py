@@ -22,6 +22,7 @@ import tree_sitter
 
 from vitalrag.ingest.facts import FileFacts, Resolver
 from vitalrag.ingest.lang import java, python, tags
+from vitalrag.ingest.lang.tags import more_descriptions
 from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline
 
 
@@ -79,6 +80,7 @@ _ALL: tuple[Language, ...] = (
     tags.GO,
     tags.RUST,
     tags.CSHARP,
+    more_descriptions.RUBY,
 )
 #: every language, by name
 REGISTRY: dict[str, Language] = {language.name: language for language in _ALL}

@@ -1,0 +1,228 @@
+"""Extraction and resolution for Ruby, Lua, Bash, Elixir, Haskell and Zig.
+
+Each fixture repository under ``tests/fixtures/repos/<lang>_basic`` is indexed
+through the real pipeline and compared with golden sets of objects, CONTAINS
+(below the repository node), IMPORTS and CALLS edges and unresolved references.
+Ids are written without the ``fx:`` repository prefix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vitalrag.ingest.facts import FileFacts
+from vitalrag.ingest.lang import REGISTRY, language_for_path
+from vitalrag.kernel.text import code_tokens
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
+
+GOLDEN: dict[str, dict] = {
+    "ruby_basic": {
+        "broken": ['lib/broken.rb'],
+        "objects": {
+            ('class', 'lib/broken.rb:Fine'),
+            ('class', 'lib/shop.rb:Shop'),
+            ('class', 'lib/shop/cart.rb:Shop'),
+            ('class', 'lib/shop/cart.rb:Shop.Cart'),
+            ('class', 'lib/shop/cart_discount.rb:Shop'),
+            ('class', 'lib/shop/cart_discount.rb:Shop.Cart'),
+            ('class', 'lib/shop/pricing.rb:Shop'),
+            ('class', 'lib/shop/pricing.rb:Shop.Pricing'),
+            ('class', 'test/pricing_test.rb:PricingTest'),
+            ('file', 'lib/broken.rb'),
+            ('file', 'lib/helpers.rb'),
+            ('file', 'lib/shop.rb'),
+            ('file', 'lib/shop/cart.rb'),
+            ('file', 'lib/shop/cart_discount.rb'),
+            ('file', 'lib/shop/pricing.rb'),
+            ('file', 'spec/cart_spec.rb'),
+            ('file', 'test/pricing_test.rb'),
+            ('function', 'lib/helpers.rb:format_money'),
+            ('method', 'lib/broken.rb:Fine.ok'),
+            ('method', 'lib/shop.rb:Shop.build_cart'),
+            ('method', 'lib/shop.rb:Shop.dump'),
+            ('method', 'lib/shop/cart.rb:Shop.Cart.empty'),
+            ('method', 'lib/shop/cart.rb:Shop.Cart.initialize'),
+            ('method', 'lib/shop/cart.rb:Shop.Cart.of'),
+            ('method', 'lib/shop/cart.rb:Shop.Cart.size'),
+            ('method', 'lib/shop/cart.rb:Shop.Cart.total'),
+            ('method', 'lib/shop/cart.rb:Shop.Cart.validate!'),
+            ('method', 'lib/shop/cart_discount.rb:Shop.Cart.discounted'),
+            ('method', 'lib/shop/pricing.rb:Shop.Pricing.apply'),
+            ('method', 'lib/shop/pricing.rb:Shop.Pricing.rate'),
+            ('method', 'test/pricing_test.rb:PricingTest.helper_rate'),
+            ('test', 'spec/cart_spec.rb:Shop::Cart.builds from items'),
+            ('test', 'spec/cart_spec.rb:Shop::Cart.when empty.totals zero'),
+            ('test', 'test/pricing_test.rb:PricingTest.test_apply'),
+        },
+        "CONTAINS": {
+            ('lib/broken.rb', 'lib/broken.rb:Fine'),
+            ('lib/broken.rb:Fine', 'lib/broken.rb:Fine.ok'),
+            ('lib/helpers.rb', 'lib/helpers.rb:format_money'),
+            ('lib/shop.rb', 'lib/shop.rb:Shop'),
+            ('lib/shop.rb:Shop', 'lib/shop.rb:Shop.build_cart'),
+            ('lib/shop.rb:Shop', 'lib/shop.rb:Shop.dump'),
+            ('lib/shop/cart.rb', 'lib/shop/cart.rb:Shop'),
+            ('lib/shop/cart.rb:Shop', 'lib/shop/cart.rb:Shop.Cart'),
+            ('lib/shop/cart.rb:Shop.Cart', 'lib/shop/cart.rb:Shop.Cart.empty'),
+            ('lib/shop/cart.rb:Shop.Cart', 'lib/shop/cart.rb:Shop.Cart.initialize'),
+            ('lib/shop/cart.rb:Shop.Cart', 'lib/shop/cart.rb:Shop.Cart.of'),
+            ('lib/shop/cart.rb:Shop.Cart', 'lib/shop/cart.rb:Shop.Cart.size'),
+            ('lib/shop/cart.rb:Shop.Cart', 'lib/shop/cart.rb:Shop.Cart.total'),
+            ('lib/shop/cart.rb:Shop.Cart', 'lib/shop/cart.rb:Shop.Cart.validate!'),
+            ('lib/shop/cart_discount.rb', 'lib/shop/cart_discount.rb:Shop'),
+            ('lib/shop/cart_discount.rb:Shop', 'lib/shop/cart_discount.rb:Shop.Cart'),
+            ('lib/shop/cart_discount.rb:Shop.Cart', 'lib/shop/cart_discount.rb:Shop.Cart.discounted'),
+            ('lib/shop/pricing.rb', 'lib/shop/pricing.rb:Shop'),
+            ('lib/shop/pricing.rb:Shop', 'lib/shop/pricing.rb:Shop.Pricing'),
+            ('lib/shop/pricing.rb:Shop.Pricing', 'lib/shop/pricing.rb:Shop.Pricing.apply'),
+            ('lib/shop/pricing.rb:Shop.Pricing', 'lib/shop/pricing.rb:Shop.Pricing.rate'),
+            ('spec/cart_spec.rb', 'spec/cart_spec.rb:Shop::Cart.builds from items'),
+            ('spec/cart_spec.rb', 'spec/cart_spec.rb:Shop::Cart.when empty.totals zero'),
+            ('test/pricing_test.rb', 'test/pricing_test.rb:PricingTest'),
+            ('test/pricing_test.rb:PricingTest', 'test/pricing_test.rb:PricingTest.helper_rate'),
+            ('test/pricing_test.rb:PricingTest', 'test/pricing_test.rb:PricingTest.test_apply'),
+        },
+        "IMPORTS": {
+            ('lib/shop.rb', 'lib/shop/cart.rb'),
+            ('lib/shop.rb', 'lib/shop/pricing.rb'),
+            ('lib/shop/cart.rb', 'lib/helpers.rb'),
+            ('lib/shop/cart.rb', 'lib/shop/pricing.rb'),
+            ('spec/cart_spec.rb', 'lib/shop.rb'),
+            ('test/pricing_test.rb', 'lib/shop/pricing.rb'),
+        },
+        "CALLS": {
+            ('lib/shop.rb:Shop.build_cart', 'lib/shop/cart.rb:Shop.Cart'),
+            ('lib/shop.rb:Shop.build_cart', 'lib/shop/pricing.rb:Shop.Pricing.apply'),
+            ('lib/shop/cart.rb:Shop.Cart.empty', 'lib/shop/cart.rb:Shop.Cart'),
+            ('lib/shop/cart.rb:Shop.Cart.initialize', 'lib/shop/cart.rb:Shop.Cart.validate!'),
+            ('lib/shop/cart.rb:Shop.Cart.total', 'lib/helpers.rb:format_money'),
+            ('lib/shop/cart_discount.rb:Shop.Cart.discounted', 'lib/shop/cart.rb:Shop.Cart.total'),
+            ('lib/shop/cart_discount.rb:Shop.Cart.discounted', 'lib/shop/pricing.rb:Shop.Pricing.apply'),
+            ('lib/shop/pricing.rb:Shop.Pricing.apply', 'lib/shop/pricing.rb:Shop.Pricing.rate'),
+            ('spec/cart_spec.rb:Shop::Cart.builds from items', 'lib/shop.rb:Shop.build_cart'),
+            ('spec/cart_spec.rb:Shop::Cart.when empty.totals zero', 'lib/shop/cart.rb:Shop.Cart.empty'),
+            ('test/pricing_test.rb:PricingTest.helper_rate', 'lib/shop/pricing.rb:Shop.Pricing.rate'),
+            ('test/pricing_test.rb:PricingTest.test_apply', 'lib/shop/pricing.rb:Shop.Pricing.apply'),
+        },
+        "unresolved": {
+            ('lib/shop.rb', 'IMPORTS', 'nowhere', 'missing-module'),
+            ('lib/shop.rb:Shop.build_cart', 'CALLS', 'items.map', 'dynamic-receiver'),
+            ('lib/shop.rb:Shop.dump', 'CALLS', 'cart.total', 'dynamic-receiver'),
+            ('lib/shop/cart.rb:Shop.Cart.of', 'CALLS', 'empty.merge', 'dynamic-receiver'),
+            ('lib/shop/cart.rb:Shop.Cart.size', 'CALLS', 'self.total_count', 'unknown-attribute'),
+            ('lib/shop/cart.rb:Shop.Cart.total', 'CALLS', '@items.sum', 'dynamic-receiver'),
+            ('lib/shop/cart.rb:Shop.Cart.validate!', 'CALLS', 'items.nil?', 'dynamic-receiver'),
+            ('lib/shop/cart.rb:Shop.Cart.validate!', 'CALLS', 'log', 'unknown-name'),
+            ('spec/cart_spec.rb:Shop::Cart.builds from items', 'CALLS', 'cart.size', 'dynamic-receiver'),
+            ('spec/cart_spec.rb:Shop::Cart.builds from items', 'CALLS', 'expect(cart.size).to', 'dynamic-receiver'),
+            ('spec/cart_spec.rb:Shop::Cart.when empty.totals zero', 'CALLS', 'Shop::Cart.empty.total', 'dynamic-receiver'),
+            ('spec/cart_spec.rb:Shop::Cart.when empty.totals zero', 'CALLS', 'expect(Shop::Cart.empty.total).to', 'dynamic-receiver'),
+        },
+    },
+}
+
+
+def _short(node_id: str) -> str:
+    return node_id.removeprefix("fx:")
+
+
+@pytest.fixture(scope="module", params=sorted(GOLDEN))
+def indexed(request, tmp_path_factory):
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+
+    name = request.param
+    store = MemoryStore(tmp_path_factory.mktemp(name) / "idx")
+    report = index_repository(FIXTURES / name, store, name="fx", workers=1)
+    return name, store, report
+
+
+def test_objects_match_golden(indexed):
+    name, store, _ = indexed
+    found = {(o.kind, _short(o.id)) for o in store.find_objects(repo="fx") if o.kind != "repository"}
+    assert found == GOLDEN[name]["objects"]
+
+
+@pytest.mark.parametrize("kind", ["CONTAINS", "IMPORTS", "CALLS"])
+def test_edges_match_golden(indexed, kind):
+    name, store, _ = indexed
+    found = {(_short(e.source), _short(e.target)) for e in store.find_edges(repo="fx", kind=kind)
+             if e.source != "fx"}
+    assert found == GOLDEN[name][kind]
+
+
+def test_repository_contains_every_top_file_or_folder(indexed):
+    _, store, _ = indexed
+    contained = {e.target for e in store.find_edges(repo="fx", kind="CONTAINS")}
+    assert {o.id for o in store.find_objects(repo="fx") if o.kind in ("file", "module")} <= contained
+
+
+def test_unresolved_match_golden(indexed):
+    name, store, _ = indexed
+    found = {(_short(u.source), u.kind, u.name, u.reason) for u in store.unresolved("fx")}
+    assert found == GOLDEN[name]["unresolved"]
+
+
+def test_tests_edges_follow_calls_from_tests(indexed):
+    _, store, _ = indexed
+    kinds = {o.id: o.kind for o in store.find_objects(repo="fx")}
+    expected = {(e.source, e.target) for e in store.find_edges(repo="fx", kind="CALLS")
+                if kinds[e.source] == "test" and kinds[e.target] != "test"}
+    assert expected
+    assert {(e.source, e.target) for e in store.find_edges(repo="fx", kind="TESTS")} == expected
+
+
+def test_broken_file_is_partly_indexed_and_reported(indexed):
+    name, store, report = indexed
+    (broken,) = GOLDEN[name]["broken"]
+    assert any(s.path == broken and "syntax" in s.reason for s in report.skipped)
+    assert [o for o in store.find_objects(repo="fx", path=broken) if o.kind != "file"]
+
+
+def test_every_definition_has_lines_hash_and_language(indexed):
+    _, store, _ = indexed
+    for o in store.find_objects(repo="fx"):
+        if o.kind in ("repository", "module"):
+            continue
+        assert 1 <= o.start_line <= o.end_line, o.id
+        assert o.content_hash and o.language, o.id
+
+
+# --- details of single objects ---------------------------------------------------------------
+
+def _facts(path: str, text: str) -> FileFacts:
+    language = language_for_path(path)
+    assert language is not None, path
+    return REGISTRY[language].extract("r", path, text)
+
+
+def _by_qualname(facts: FileFacts) -> dict:
+    return {o.qualname: o for o in facts.objects}
+
+
+def test_ruby_signatures_docstrings_and_singletons():
+    facts = _facts("lib/shop/cart.rb", (FIXTURES / "ruby_basic/lib/shop/cart.rb").read_text())
+    objs = _by_qualname(facts)
+    assert objs["Shop"].signature == "module Shop"  # the comment after it is not part of it
+    assert objs["Shop.Cart"].name == "Cart" and objs["Shop.Cart"].docstring == "Items and their total."
+    assert objs["Shop.Cart.total"].docstring == "The sum of the items, formatted."
+    assert set(facts.data.singletons) == {objs["Shop.Cart.empty"].id, objs["Shop.Cart.of"].id}
+    one_line = _facts("lib/x.rb", "class A::B\n  def x; end\n  def y(a) = a\nend\n")
+    assert [(o.qualname, o.name, o.signature) for o in one_line.objects] == [
+        ("A.B", "B", "class A::B"), ("A.B.x", "x", "def x"), ("A.B.y", "y", "def y(a)")]
+
+
+def test_ruby_examples_are_tests_only_in_test_files():
+    source = 'describe "x" do\n  it "works" do\n    run\n  end\nend\n'
+    assert [(o.kind, o.qualname, o.signature) for o in _facts("spec/x_spec.rb", source).objects] == [
+        ("test", "x.works", 'it "works" do')]
+    assert _facts("lib/x.rb", source).objects == []
+    plain = _facts("test/x_test.rb", "class XTest\n  def test_a; end\nend\n")  # no test base class
+    assert [o.kind for o in plain.objects] == ["class", "method"]
+
+
+def test_ruby_keywords_are_not_search_tokens():
+    assert code_tokens("def total elsif nil unless end rescue ensure") == ["total"]
