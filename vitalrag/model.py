@@ -10,6 +10,7 @@ A node id is stable across re-indexing of unchanged code, unique within a store
     file         requests:src/requests/api.py
     object       requests:src/requests/api.py:Session.request
     overload     commons-csv:src/main/java/.../CSVFormat.java:CSVFormat.print(Object,Appendable,boolean)
+    section      requests:docs/user/install.rst:installation/get-the-source-code   (heading slugs)
 
 A second definition of the same qualified name in one file (``if``/``else``
 branches) gets a ``#2`` suffix, in source order.
@@ -25,17 +26,18 @@ from typing import Any, Literal
 SCHEMA_VERSION = 1
 
 NodeKind = Literal[
-    "repository", "module", "file", "class", "interface", "enum", "function", "method", "test"
+    "repository", "module", "file", "class", "interface", "enum", "function", "method", "test", "section"
 ]
 EdgeKind = Literal["CONTAINS", "IMPORTS", "CALLS", "INHERITS", "TESTS", "REFERENCES"]
 
 NODE_KINDS: tuple[str, ...] = (
-    "repository", "module", "file", "class", "interface", "enum", "function", "method", "test",
+    "repository", "module", "file", "class", "interface", "enum", "function", "method", "test", "section",
 )
 EDGE_KINDS: tuple[str, ...] = ("CONTAINS", "IMPORTS", "CALLS", "INHERITS", "TESTS", "REFERENCES")
-#: kinds that are code definitions (not containers such as files and modules)
+#: kinds that are definitions: spans of lines inside a file (not containers such as
+#: files and modules); a ``section`` is one of a document (``ingest.text``)
 DEFINITION_KINDS: frozenset[str] = frozenset(
-    {"class", "interface", "enum", "function", "method", "test"}
+    {"class", "interface", "enum", "function", "method", "test", "section"}
 )
 TYPE_KINDS: frozenset[str] = frozenset({"class", "interface", "enum"})
 
@@ -205,7 +207,7 @@ def merge_edges(edges: list[Edge]) -> list[Edge]:
     return out
 
 
-VIEW_KINDS: tuple[str, ...] = ("body", "slice", "signature", "docstring", "call_site", "test", "window")
+VIEW_KINDS: tuple[str, ...] = ("body", "slice", "signature", "docstring", "call_site", "test", "window", "text")
 
 
 @dataclass(frozen=True, slots=True)

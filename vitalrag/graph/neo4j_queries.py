@@ -48,6 +48,7 @@ KIND_LABELS: dict[str, str] = {
     "function": "Function",
     "method": "Method",
     "test": "Test",
+    "section": "Section",
 }
 assert set(KIND_LABELS) == set(NODE_KINDS)
 
