@@ -37,6 +37,11 @@ NESTED: dict[str, tuple[str, Callable[[int], str]]] = {
     "java": ("App.java", lambda n: "class C {\n void outer() {\n" + "".join(
         f"g{i}(() -> {{\n" for i in range(n)) + "});\n" * n + "}\n}\n"),
     "ruby": ("app.rb", lambda n: "def outer\n" + "".join(f"g{i} do\n" for i in range(n)) + "end\n" * (n + 1)),
+    "c": ("app.c", lambda n: "void outer(void) {\n" + "".join(f"g{i}(\n" for i in range(n)) + ")" * n + ";\n}\n"),
+    "cpp": ("app.cpp", lambda n: "void outer() {\n" + "".join(
+        f"g{i}([&]() {{\n" for i in range(n)) + "});\n" * n + "}\n"),
+    "lua": ("app.lua", lambda n: "function outer()\n" + "".join(
+        f"g{i}(function()\n" for i in range(n)) + "end)\n" * n + "end\n"),
     "python": ("app.py", lambda n: "def outer():\n    return g0(\n" + "".join(
         f"        lambda: g{i}(\n" for i in range(1, n)) + "0" + ")" * n + "\n"),
 }
@@ -157,6 +162,9 @@ def test_objects_piled_on_long_lines_are_skipped(tmp_path):
     ("python", "deep.py", lambda n: "".join(f"{' ' * i}def f{i}():\n" for i in range(n)) + " " * n + "pass\n"),
     ("java", "Deep.java", lambda n: "".join(f"class C{i} {{\n" for i in range(n)) + "}\n" * n),
     ("ruby", "deep.rb", lambda n: "".join(f"module M{i}\n" for i in range(n)) + "end\n" * n),
+    ("c", "deep.c", lambda n: "".join(f"struct s{i} {{\n" for i in range(n)) + "int x;\n" + "} f;\n" * n),
+    ("cpp", "deep.cpp", lambda n: "".join(f"namespace n{i} {{\n" for i in range(n)) + "void f() {}\n" + "}\n" * n),
+    ("lua", "deep.lua", lambda n: "".join(f"function f{i}()\n" for i in range(n)) + "end\n" * n),
     ("rust", "src/deep.rs", lambda n: "".join(f"mod m{i} {{ use super::x{i};\n" for i in range(n))
      + "fn f() {}\n" + "}\n" * n),
 ])

@@ -122,6 +122,67 @@ GOLDEN: dict[str, dict] = {
             ('spec/cart_spec.rb:Shop::Cart.when empty.totals zero', 'CALLS', 'expect(Shop::Cart.empty.total).to', 'dynamic-receiver'),
         },
     },
+    "lua_basic": {
+        "broken": ['lua/broken.lua'],
+        "objects": {
+            ('file', 'lua/broken.lua'),
+            ('file', 'lua/shop/cart.lua'),
+            ('file', 'lua/shop/init.lua'),
+            ('file', 'lua/shop/util.lua'),
+            ('file', 'spec/cart_spec.lua'),
+            ('function', 'lua/broken.lua:fine'),
+            ('function', 'lua/shop/cart.lua:Cart.new'),
+            ('function', 'lua/shop/cart.lua:validate'),
+            ('function', 'lua/shop/init.lua:M.new_cart'),
+            ('function', 'lua/shop/init.lua:M.version'),
+            ('function', 'lua/shop/util.lua:M.add'),
+            ('function', 'lua/shop/util.lua:M.clamp'),
+            ('function', 'lua/shop/util.lua:early'),
+            ('function', 'lua/shop/util.lua:legacy_total'),
+            ('method', 'lua/shop/cart.lua:Cart.describe'),
+            ('method', 'lua/shop/cart.lua:Cart.format'),
+            ('method', 'lua/shop/cart.lua:Cart.total'),
+            ('test', 'spec/cart_spec.lua:Cart.is built by the shop'),
+            ('test', 'spec/cart_spec.lua:Cart.total.sums the prices'),
+        },
+        "CONTAINS": {
+            ('lua/broken.lua', 'lua/broken.lua:fine'),
+            ('lua/shop/cart.lua', 'lua/shop/cart.lua:Cart.describe'),
+            ('lua/shop/cart.lua', 'lua/shop/cart.lua:Cart.format'),
+            ('lua/shop/cart.lua', 'lua/shop/cart.lua:Cart.new'),
+            ('lua/shop/cart.lua', 'lua/shop/cart.lua:Cart.total'),
+            ('lua/shop/cart.lua', 'lua/shop/cart.lua:validate'),
+            ('lua/shop/init.lua', 'lua/shop/init.lua:M.new_cart'),
+            ('lua/shop/init.lua', 'lua/shop/init.lua:M.version'),
+            ('lua/shop/util.lua', 'lua/shop/util.lua:M.add'),
+            ('lua/shop/util.lua', 'lua/shop/util.lua:M.clamp'),
+            ('lua/shop/util.lua', 'lua/shop/util.lua:early'),
+            ('lua/shop/util.lua', 'lua/shop/util.lua:legacy_total'),
+            ('spec/cart_spec.lua', 'spec/cart_spec.lua:Cart.is built by the shop'),
+            ('spec/cart_spec.lua', 'spec/cart_spec.lua:Cart.total.sums the prices'),
+        },
+        "IMPORTS": {
+            ('lua/shop/cart.lua', 'lua/shop/util.lua'),
+            ('lua/shop/init.lua', 'lua/shop/cart.lua'),
+            ('spec/cart_spec.lua', 'lua/shop/cart.lua'),
+            ('spec/cart_spec.lua', 'lua/shop/init.lua'),
+        },
+        "CALLS": {
+            ('lua/shop/cart.lua:Cart.new', 'lua/shop/cart.lua:validate'),
+            ('lua/shop/cart.lua:Cart.new', 'lua/shop/util.lua:legacy_total'),
+            ('lua/shop/cart.lua:Cart.total', 'lua/shop/cart.lua:Cart.format'),
+            ('lua/shop/cart.lua:Cart.total', 'lua/shop/util.lua:M.add'),
+            ('lua/shop/init.lua:M.new_cart', 'lua/shop/cart.lua:Cart.new'),
+            ('spec/cart_spec.lua:Cart.is built by the shop', 'lua/shop/init.lua:M.new_cart'),
+            ('spec/cart_spec.lua:Cart.total.sums the prices', 'lua/shop/cart.lua:Cart.new'),
+        },
+        "unresolved": {
+            ('lua/shop/cart.lua:Cart.describe', 'CALLS', 'self:missing', 'unknown-attribute'),
+            ('lua/shop/cart.lua:Cart.describe', 'CALLS', 'util.nothing', 'unknown-attribute'),
+            ('lua/shop/util.lua:legacy_total', 'CALLS', 'early', 'unknown-name'),
+            ('spec/cart_spec.lua:Cart.total.sums the prices', 'CALLS', 'c:total', 'dynamic-receiver'),
+        },
+    },
 }
 
 
@@ -226,3 +287,23 @@ def test_ruby_examples_are_tests_only_in_test_files():
 
 def test_ruby_keywords_are_not_search_tokens():
     assert code_tokens("def total elsif nil unless end rescue ensure") == ["total"]
+
+
+def test_lua_owners_signatures_and_local_visibility():
+    facts = _facts("lua/shop/cart.lua", (FIXTURES / "lua_basic/lua/shop/cart.lua").read_text())
+    objs = _by_qualname(facts)
+    assert (objs["Cart.total"].kind, objs["Cart.total"].name) == ("method", "total")
+    assert objs["Cart.total"].docstring == "The sum of the items, formatted."
+    assert facts.data.returns == "Cart" and facts.data.locals == [objs["validate"].id]
+    util = _facts("lua/shop/util.lua", (FIXTURES / "lua_basic/lua/shop/util.lua").read_text())
+    assert _by_qualname(util)["M.clamp"].signature == "M.clamp = function(x)"
+
+
+def test_lua_busted_blocks_are_tests_only_in_test_files():
+    source = 'describe("a", function()\n  it("b", function() run() end)\nend)\n'
+    assert [(o.kind, o.qualname) for o in _facts("spec/a_spec.lua", source).objects] == [("test", "a.b")]
+    assert _facts("lua/a.lua", source).objects == []
+
+
+def test_lua_keywords_are_not_search_tokens():
+    assert code_tokens("local function total() elseif nil then end") == ["total"]

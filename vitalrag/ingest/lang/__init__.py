@@ -81,6 +81,7 @@ _ALL: tuple[Language, ...] = (
     tags.RUST,
     tags.CSHARP,
     more_descriptions.RUBY,
+    more_descriptions.LUA,
 )
 #: every language, by name
 REGISTRY: dict[str, Language] = {language.name: language for language in _ALL}

@@ -20,3 +20,4 @@ def _grammar(wheel: str) -> Callable[[], object]:
 
 
 RUBY = TagsLanguage("ruby", "ruby", (".rb", ".rake"), "ruby", _grammar("tree_sitter_ruby"), _rules("ruby"))
+LUA = TagsLanguage("lua", "lua", (".lua",), "lua", _grammar("tree_sitter_lua"), _rules("lua"))
