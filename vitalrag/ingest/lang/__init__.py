@@ -22,6 +22,7 @@ import tree_sitter
 
 from vitalrag.ingest.facts import FileFacts, Resolver
 from vitalrag.ingest.lang import java, python, tags
+from vitalrag.ingest.lang.tags import descriptions
 from vitalrag.ingest.lang.tags import more_descriptions
 from vitalrag.ingest.lang.limits import NO_DEADLINE, Deadline
 
@@ -80,6 +81,8 @@ _ALL: tuple[Language, ...] = (
     tags.GO,
     tags.RUST,
     tags.CSHARP,
+    descriptions.C,
+    descriptions.CPP,
     more_descriptions.RUBY,
     more_descriptions.LUA,
 )

@@ -1,0 +1,325 @@
+"""Extraction and resolution for C, C++, Kotlin, Scala, Swift and PHP.
+
+Each fixture repository under ``tests/fixtures/repos/<lang>_basic`` is indexed
+through the real pipeline and compared with golden sets of objects, CONTAINS,
+IMPORTS and CALLS edges and unresolved references (ids without the ``fx:``
+repository prefix; the repository node itself is ``fx``). Then the details a
+golden set does not show: docs, signatures, test detection, header routing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vitalrag.ingest.facts import FileFacts
+from vitalrag.ingest.lang import REGISTRY, language_for_path
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
+
+GOLDEN: dict[str, dict] = {
+    "c_basic": {
+        "broken": 'src/other.c',
+    "objects": {
+        ('class', 'include/types.h:number'),
+        ('class', 'include/types.h:point_t'),
+        ('class', 'include/types.h:size_type'),
+        ('enum', 'include/types.h:color'),
+        ('file', 'include/calc.h'),
+        ('file', 'include/types.h'),
+        ('file', 'src/calc.c'),
+        ('file', 'src/other.c'),
+        ('file', 'tests/test_calc.c'),
+        ('function', 'include/calc.h:CLAMP'),
+        ('function', 'include/calc.h:twice'),
+        ('function', 'src/calc.c:add_numbers'),
+        ('function', 'src/calc.c:apply'),
+        ('function', 'src/calc.c:helper'),
+        ('function', 'src/calc.c:scale'),
+        ('function', 'src/other.c:after_error'),
+        ('function', 'src/other.c:broken'),
+        ('function', 'src/other.c:helper'),
+        ('function', 'src/other.c:report'),
+        ('function', 'tests/test_calc.c:fixture'),
+        ('function', 'tests/test_calc.c:main'),
+        ('test', 'tests/test_calc.c:scales_points'),
+        ('test', 'tests/test_calc.c:test_add_numbers'),
+    },
+    "CONTAINS": {
+        ('fx', 'include/calc.h'),
+        ('fx', 'include/types.h'),
+        ('fx', 'src/calc.c'),
+        ('fx', 'src/other.c'),
+        ('fx', 'tests/test_calc.c'),
+        ('include/calc.h', 'include/calc.h:CLAMP'),
+        ('include/calc.h', 'include/calc.h:twice'),
+        ('include/types.h', 'include/types.h:color'),
+        ('include/types.h', 'include/types.h:number'),
+        ('include/types.h', 'include/types.h:point_t'),
+        ('include/types.h', 'include/types.h:size_type'),
+        ('src/calc.c', 'src/calc.c:add_numbers'),
+        ('src/calc.c', 'src/calc.c:apply'),
+        ('src/calc.c', 'src/calc.c:helper'),
+        ('src/calc.c', 'src/calc.c:scale'),
+        ('src/other.c', 'src/other.c:after_error'),
+        ('src/other.c', 'src/other.c:broken'),
+        ('src/other.c', 'src/other.c:helper'),
+        ('src/other.c', 'src/other.c:report'),
+        ('tests/test_calc.c', 'tests/test_calc.c:fixture'),
+        ('tests/test_calc.c', 'tests/test_calc.c:main'),
+        ('tests/test_calc.c', 'tests/test_calc.c:scales_points'),
+        ('tests/test_calc.c', 'tests/test_calc.c:test_add_numbers'),
+    },
+    "IMPORTS": {
+        ('include/calc.h', 'include/types.h'),
+        ('src/calc.c', 'include/calc.h'),
+        ('tests/test_calc.c', 'include/calc.h'),
+    },
+    "CALLS": {
+        ('include/calc.h:twice', 'src/calc.c:add_numbers'),
+        ('src/calc.c:add_numbers', 'src/calc.c:helper'),
+        ('src/calc.c:helper', 'include/calc.h:CLAMP'),
+        ('src/other.c:report', 'src/other.c:helper'),
+        ('tests/test_calc.c:fixture', 'include/calc.h:twice'),
+        ('tests/test_calc.c:scales_points', 'src/calc.c:scale'),
+        ('tests/test_calc.c:test_add_numbers', 'src/calc.c:add_numbers'),
+    },
+    "unresolved": {
+        ('src/calc.c', 'IMPORTS', 'missing.h', 'missing-module'),
+        ('src/calc.c:apply', 'CALLS', 'fn', 'dynamic-receiver'),
+        ('src/other.c:report', 'CALLS', 'add_numbers', 'unknown-name'),
+        ('src/other.c:report', 'CALLS', 'o->run', 'dynamic-receiver'),
+        ('tests/test_calc.c', 'IMPORTS', 'unity.h', 'missing-module'),
+    },
+    },
+    "cpp_basic": {
+        "broken": 'src/broken.cpp',
+    "objects": {
+        ('class', 'include/shop/cart.h:shop.Cart'),
+        ('class', 'include/shop/cart.h:shop.Cart.Item'),
+        ('class', 'include/shop/cart.h:shop.CartList'),
+        ('class', 'include/shop/cart.h:shop.Priced'),
+        ('class', 'include/shop/money.h:shop.Cents'),
+        ('class', 'src/broken.cpp:shop.fine.Half'),
+        ('enum', 'include/shop/cart.h:shop.Status'),
+        ('file', 'include/shop/cart.h'),
+        ('file', 'include/shop/money.h'),
+        ('file', 'src/broken.cpp'),
+        ('file', 'src/cart.cpp'),
+        ('file', 'src/main.cpp'),
+        ('file', 'src/money.cpp'),
+        ('file', 'tests/cart_test.cpp'),
+        ('function', 'include/shop/money.h:shop.twice'),
+        ('function', 'src/broken.cpp:shop.fine'),
+        ('function', 'src/main.cpp:main'),
+        ('function', 'src/money.cpp:shop.detail.pad'),
+        ('function', 'src/money.cpp:shop.format'),
+        ('function', 'tests/cart_test.cpp:filled'),
+        ('method', 'include/shop/cart.h:shop.Cart.size'),
+        ('method', 'include/shop/cart.h:shop.Priced.~Priced'),
+        ('method', 'src/broken.cpp:shop.fine.Half.ok'),
+        ('method', 'src/cart.cpp:shop.Cart.Cart'),
+        ('method', 'src/cart.cpp:shop.Cart.add(std::string&)'),
+        ('method', 'src/cart.cpp:shop.Cart.add(std::string&,Cents)'),
+        ('method', 'src/cart.cpp:shop.Cart.price'),
+        ('test', 'tests/cart_test.cpp:CartTest.CountsItems'),
+    },
+    "CONTAINS": {
+        ('fx', 'include/shop/cart.h'),
+        ('fx', 'include/shop/money.h'),
+        ('fx', 'src/broken.cpp'),
+        ('fx', 'src/cart.cpp'),
+        ('fx', 'src/main.cpp'),
+        ('fx', 'src/money.cpp'),
+        ('fx', 'tests/cart_test.cpp'),
+        ('include/shop/cart.h', 'include/shop/cart.h:shop.Cart'),
+        ('include/shop/cart.h', 'include/shop/cart.h:shop.CartList'),
+        ('include/shop/cart.h', 'include/shop/cart.h:shop.Priced'),
+        ('include/shop/cart.h', 'include/shop/cart.h:shop.Status'),
+        ('include/shop/cart.h:shop.Cart', 'include/shop/cart.h:shop.Cart.Item'),
+        ('include/shop/cart.h:shop.Cart', 'include/shop/cart.h:shop.Cart.size'),
+        ('include/shop/cart.h:shop.Cart', 'src/cart.cpp:shop.Cart.Cart'),
+        ('include/shop/cart.h:shop.Cart', 'src/cart.cpp:shop.Cart.add(std::string&)'),
+        ('include/shop/cart.h:shop.Cart', 'src/cart.cpp:shop.Cart.add(std::string&,Cents)'),
+        ('include/shop/cart.h:shop.Cart', 'src/cart.cpp:shop.Cart.price'),
+        ('include/shop/cart.h:shop.Priced', 'include/shop/cart.h:shop.Priced.~Priced'),
+        ('include/shop/money.h', 'include/shop/money.h:shop.Cents'),
+        ('include/shop/money.h', 'include/shop/money.h:shop.twice'),
+        ('src/broken.cpp', 'src/broken.cpp:shop.fine'),
+        ('src/broken.cpp:shop.fine', 'src/broken.cpp:shop.fine.Half'),
+        ('src/broken.cpp:shop.fine.Half', 'src/broken.cpp:shop.fine.Half.ok'),
+        ('src/main.cpp', 'src/main.cpp:main'),
+        ('src/money.cpp', 'src/money.cpp:shop.detail.pad'),
+        ('src/money.cpp', 'src/money.cpp:shop.format'),
+        ('tests/cart_test.cpp', 'tests/cart_test.cpp:CartTest.CountsItems'),
+        ('tests/cart_test.cpp', 'tests/cart_test.cpp:filled'),
+    },
+    "IMPORTS": {
+        ('include/shop/cart.h', 'include/shop/money.h'),
+        ('src/cart.cpp', 'include/shop/cart.h'),
+        ('src/main.cpp', 'include/shop/cart.h'),
+        ('src/main.cpp', 'include/shop/money.h'),
+        ('src/money.cpp', 'include/shop/money.h'),
+        ('tests/cart_test.cpp', 'include/shop/cart.h'),
+    },
+    "CALLS": {
+        ('src/cart.cpp:shop.Cart.add(std::string&)', 'include/shop/money.h:shop.twice'),
+        ('src/main.cpp:main', 'include/shop/cart.h:shop.Cart'),
+        ('src/main.cpp:main', 'src/money.cpp:shop.format'),
+        ('src/money.cpp:shop.format', 'src/money.cpp:shop.detail.pad'),
+        ('tests/cart_test.cpp:CartTest.CountsItems', 'src/money.cpp:shop.format'),
+        ('tests/cart_test.cpp:CartTest.CountsItems', 'tests/cart_test.cpp:filled'),
+    },
+    "unresolved": {
+        ('include/shop/cart.h:shop.Cart.size', 'CALLS', 'items_.size', 'dynamic-receiver'),
+        ('src/cart.cpp:shop.Cart.add(std::string&)', 'CALLS', 'this.add', 'ambiguous-overload'),
+        ('src/cart.cpp:shop.Cart.add(std::string&,Cents)', 'CALLS', 'items_.push_back', 'dynamic-receiver'),
+        ('src/cart.cpp:shop.Cart.price', 'CALLS', 'items_.begin', 'dynamic-receiver'),
+        ('src/cart.cpp:shop.Cart.price', 'CALLS', 'items_.end', 'dynamic-receiver'),
+        ('src/main.cpp:main', 'CALLS', 'cart->add', 'dynamic-receiver'),
+        ('src/main.cpp:main', 'CALLS', 'cart->price', 'dynamic-receiver'),
+        ('tests/cart_test.cpp:CartTest.CountsItems', 'CALLS', 'filled().size', 'dynamic-receiver'),
+        ('tests/cart_test.cpp:filled', 'CALLS', 'c.add', 'dynamic-receiver'),
+    },
+    },
+}
+
+
+def _short(node_id: str) -> str:
+    return node_id.removeprefix("fx:")
+
+
+@pytest.fixture(scope="module", params=sorted(GOLDEN))
+def indexed(request, tmp_path_factory):
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+
+    name = request.param
+    store = MemoryStore(tmp_path_factory.mktemp(name) / "idx")
+    report = index_repository(FIXTURES / name, store, name="fx", workers=1)
+    return name, store, report
+
+
+def test_objects_match_golden(indexed):
+    name, store, _ = indexed
+    found = {(o.kind, _short(o.id)) for o in store.find_objects(repo="fx") if o.kind != "repository"}
+    assert found == GOLDEN[name]["objects"]
+
+
+@pytest.mark.parametrize("kind", ["CONTAINS", "IMPORTS", "CALLS"])
+def test_edges_match_golden(indexed, kind):
+    name, store, _ = indexed
+    found = {(_short(e.source), _short(e.target)) for e in store.find_edges(repo="fx", kind=kind)}
+    assert found == GOLDEN[name][kind]
+
+
+def test_unresolved_match_golden(indexed):
+    name, store, _ = indexed
+    found = {(_short(u.source), u.kind, u.name, u.reason) for u in store.unresolved("fx")}
+    assert found == GOLDEN[name]["unresolved"]
+
+
+def test_tests_call_what_they_test(indexed):
+    _, store, _ = indexed
+    kinds = {o.id: o.kind for o in store.find_objects(repo="fx")}
+    expected = {(e.source, e.target) for e in store.find_edges(repo="fx", kind="CALLS")
+                if kinds[e.source] == "test" and kinds[e.target] != "test"}
+    assert expected
+    assert {(e.source, e.target) for e in store.find_edges(repo="fx", kind="TESTS")} == expected
+
+
+def test_broken_file_is_partly_indexed_and_reported(indexed):
+    name, store, report = indexed
+    broken = GOLDEN[name]["broken"]
+    assert any(s.path == broken and "syntax" in s.reason for s in report.skipped)
+    assert [o for o in store.find_objects(repo="fx", path=broken) if o.kind != "file"]
+
+
+def test_every_definition_has_lines_hash_and_language(indexed):
+    _, store, _ = indexed
+    for o in store.find_objects(repo="fx"):
+        if o.kind in ("repository", "module"):
+            continue
+        assert 1 <= o.start_line <= o.end_line, o.id
+        assert o.content_hash and o.language, o.id
+
+
+# --- details of single objects ---------------------------------------------------------------
+
+def _facts(path: str, text: str) -> FileFacts:
+    language = language_for_path(path)
+    assert language is not None
+    return REGISTRY[language].extract("r", path, text)
+
+
+def _by_qualname(facts: FileFacts) -> dict:
+    return {o.qualname: o for o in facts.objects}
+
+
+def test_c_header_prototype_docs_go_to_the_definition(tmp_path):
+    """One object per function, the definition; the header's doc comment is its docstring."""
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(FIXTURES / "c_basic", store, name="fx", workers=1)
+    add = {o.id: o for o in store.find_objects(repo="fx", path="src/calc.c")}["fx:src/calc.c:add_numbers"]
+    assert add.docstring == "Adds two numbers." and add.signature == "int add_numbers(int a, int b)"
+    assert not [o for o in store.find_objects(repo="fx", path="include/calc.h") if o.name == "add_numbers"]
+
+
+def test_c_typedef_struct_is_one_object_named_by_the_typedef():
+    facts = _facts("include/types.h", (FIXTURES / "c_basic/include/types.h").read_text())
+    objs = _by_qualname(facts)
+    assert "point" not in objs
+    point = objs["point_t"]
+    assert (point.kind, point.signature, point.docstring) == ("class", "typedef struct point", "A point in the plane.")
+    assert (point.start_line, point.end_line) == (5, 8)
+    assert objs["size_type"].kind == "class" and objs["color"].kind == "enum"
+
+
+def test_a_header_that_reads_as_cpp_is_extracted_as_cpp():
+    assert _facts("x.h", "int add(int a, int b) { return a + b; }\n").language == "c"
+    cpp = _facts("x.h", "namespace n {\nclass A {\n  int f() { return 1; }\n};\n}\n")
+    assert cpp.language == "cpp" and {o.qualname for o in cpp.objects} == {"n.A", "n.A.f"}
+
+
+def test_cpp_out_of_class_definitions_overloads_and_gtest():
+    facts = _facts("src/cart.cpp", (FIXTURES / "cpp_basic/src/cart.cpp").read_text())
+    objs = _by_qualname(facts)
+    assert {"shop.Cart.add(std::string&,Cents)", "shop.Cart.add(std::string&)", "shop.Cart.price"} <= set(objs)
+    assert all(objs[q].kind == "method" for q in objs)
+    test = _facts("t/a_test.cc", "TEST_F(Fixture, Works) {\n  go();\n}\n").objects[0]
+    assert (test.kind, test.qualname, test.signature) == ("test", "Fixture.Works", "TEST_F(Fixture, Works)")
+
+
+def test_unity_run_test_marks_its_functions_as_tests():
+    facts = _facts("tests/test_calc.c", (FIXTURES / "c_basic/tests/test_calc.c").read_text())
+    kinds = {o.name: o.kind for o in facts.objects}
+    assert kinds == {"test_add_numbers": "test", "scales_points": "test", "fixture": "function",
+                     "main": "function"}
+
+
+def test_index_then_search_finds_a_c_function(tmp_path):
+    """The issue's repro: a C function in a mixed repository is indexed and found."""
+    import json
+
+    from click.testing import CliRunner
+
+    from vitalrag.cli import main
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "calc.c").write_text("/* Adds two numbers. */\nint add_numbers(int a, int b)\n{\n    return a + b;\n}\n")
+    (repo / "a.py").write_text("def greet(name):\n    return 'hello ' + name\n")
+    (repo / "DEPLOY.md").write_text("# Deploy\n\nRun the release script.\n")
+    runner = CliRunner()
+    store = tmp_path / "idx"
+    result = runner.invoke(main, ["index", str(repo), "--store", str(store), "--name", "mixed",
+                                  "--model", "hashing", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["files"] >= 2
+    out = runner.invoke(main, ["search", "add numbers", "--store", str(store), "--json", "-k", "3"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)[0]["view"]["object_id"] == "mixed:calc.c:add_numbers"
