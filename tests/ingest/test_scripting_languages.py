@@ -183,6 +183,64 @@ GOLDEN: dict[str, dict] = {
             ('spec/cart_spec.lua:Cart.total.sums the prices', 'CALLS', 'c:total', 'dynamic-receiver'),
         },
     },
+    "bash_basic": {
+        "broken": ['lib/broken.sh'],
+        "objects": {
+            ('file', 'bin/deploy.sh'),
+            ('file', 'lib/broken.sh'),
+            ('file', 'lib/cleanup.sh'),
+            ('file', 'lib/log.sh'),
+            ('file', 'test/log.bats'),
+            ('file', 'test/test_helper.bash'),
+            ('file', 'test/test_stamp.sh'),
+            ('function', 'bin/deploy.sh:build'),
+            ('function', 'bin/deploy.sh:main'),
+            ('function', 'lib/broken.sh:fine'),
+            ('function', 'lib/cleanup.sh:cleanup_elsewhere'),
+            ('function', 'lib/log.sh:_stamp'),
+            ('function', 'lib/log.sh:log_info'),
+            ('function', 'lib/log.sh:log_warn'),
+            ('function', 'test/test_helper.bash:setup'),
+            ('test', 'test/log.bats:info lines carry INFO'),
+            ('test', 'test/log.bats:warnings go to stderr'),
+            ('test', 'test/test_stamp.sh:testStampHasColons'),
+        },
+        "CONTAINS": {
+            ('bin/deploy.sh', 'bin/deploy.sh:build'),
+            ('bin/deploy.sh', 'bin/deploy.sh:main'),
+            ('lib/broken.sh', 'lib/broken.sh:fine'),
+            ('lib/cleanup.sh', 'lib/cleanup.sh:cleanup_elsewhere'),
+            ('lib/log.sh', 'lib/log.sh:_stamp'),
+            ('lib/log.sh', 'lib/log.sh:log_info'),
+            ('lib/log.sh', 'lib/log.sh:log_warn'),
+            ('test/log.bats', 'test/log.bats:info lines carry INFO'),
+            ('test/log.bats', 'test/log.bats:warnings go to stderr'),
+            ('test/test_helper.bash', 'test/test_helper.bash:setup'),
+            ('test/test_stamp.sh', 'test/test_stamp.sh:testStampHasColons'),
+        },
+        "IMPORTS": {
+            ('bin/deploy.sh', 'lib/log.sh'),
+            ('test/log.bats', 'test/test_helper.bash'),
+            ('test/test_helper.bash', 'lib/log.sh'),
+            ('test/test_stamp.sh', 'lib/log.sh'),
+        },
+        "CALLS": {
+            ('bin/deploy.sh', 'bin/deploy.sh:main'),
+            ('bin/deploy.sh:build', 'lib/log.sh:log_warn'),
+            ('bin/deploy.sh:main', 'bin/deploy.sh:build'),
+            ('bin/deploy.sh:main', 'lib/log.sh:log_info'),
+            ('lib/log.sh:log_info', 'lib/log.sh:_stamp'),
+            ('lib/log.sh:log_warn', 'lib/log.sh:log_info'),
+            ('test/log.bats:info lines carry INFO', 'lib/log.sh:log_info'),
+            ('test/log.bats:warnings go to stderr', 'lib/log.sh:log_warn'),
+            ('test/test_stamp.sh:testStampHasColons', 'lib/log.sh:_stamp'),
+        },
+        "unresolved": {
+            ('bin/deploy.sh', 'IMPORTS', 'lib/missing.sh', 'missing-module'),
+            ('bin/deploy.sh:build', 'CALLS', 'cleanup_elsewhere', 'unknown-name'),
+            ('bin/deploy.sh:main', 'CALLS', '$POST_HOOK', 'dynamic-name'),
+        },
+    },
 }
 
 
@@ -307,3 +365,26 @@ def test_lua_busted_blocks_are_tests_only_in_test_files():
 
 def test_lua_keywords_are_not_search_tokens():
     assert code_tokens("local function total() elseif nil then end") == ["total"]
+
+
+def test_bash_bats_blocks_are_tests_and_hold_their_calls():
+    facts = _facts("test/log.bats", (FIXTURES / "bash_basic/test/log.bats").read_text())
+    tests = [o for o in facts.objects if o.kind == "test"]
+    assert [(o.name, o.start_line, o.end_line, o.signature) for o in tests] == [
+        ("info lines carry INFO", 4, 7, '@test "info lines carry INFO" {'),
+        ("warnings go to stderr", 9, 11, '@test "warnings go to stderr" {')]
+    assert {(r.name, r.source) for r in facts.refs if r.kind == "call" and r.name.startswith("log_")} == {
+        ("log_info", tests[0].id), ("log_warn", tests[1].id)}
+    twice = _facts("t/x.bats", '@test "a" {\n  true\n}\n@test "a" {\n  true\n}\n')
+    assert [o.qualname for o in twice.objects] == ["a", "a#2"]
+
+
+def test_bash_source_paths_from_the_script_folder():
+    facts = _facts("bin/deploy.sh", (FIXTURES / "bash_basic/bin/deploy.sh").read_text())
+    assert [(r.name, r.data.script_dir) for r in facts.refs if r.kind == "import"] == [
+        ("../lib/log.sh", True), ("lib/missing.sh", False)]
+    assert _by_qualname(facts)["main"].docstring == "Deploys the current branch."
+
+
+def test_bash_keywords_are_not_search_tokens():
+    assert code_tokens("if deploy then fi; case word in esac; elif") == ["deploy", "word"]

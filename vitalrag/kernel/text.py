@@ -45,13 +45,14 @@ union unsigned void volatile while"""
 #: Ruby's words that are syntax only ("module", "alias", "retry" name things too)
 _RUBY = """def elsif end nil unless undef ensure rescue then defined"""
 _LUA = """elseif end local nil then"""
+_BASH = """elif esac fi"""
 _CPP = """alignas alignof char8_t char16_t char32_t co_await co_return co_yield consteval constexpr
 constinit const_cast decltype dynamic_cast noexcept nullptr reinterpret_cast static_assert
 static_cast thread_local typeid typename virtual wchar_t"""
 
 #: reserved words of Python, Java, JavaScript/TypeScript, Go, Rust, C#, C/C++ (casefolded)
 KEYWORDS: frozenset[str] = frozenset(
-    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP, _RUBY, _LUA, _CPP)
+    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP, _RUBY, _LUA, _BASH, _CPP)
     for w in block.split()
 )
 

@@ -85,6 +85,7 @@ _ALL: tuple[Language, ...] = (
     descriptions.CPP,
     more_descriptions.RUBY,
     more_descriptions.LUA,
+    more_descriptions.BASH,
 )
 #: every language, by name
 REGISTRY: dict[str, Language] = {language.name: language for language in _ALL}
