@@ -44,6 +44,7 @@ NESTED: dict[str, tuple[str, Callable[[int], str]]] = {
         f"g{i}(function()\n" for i in range(n)) + "end)\n" * n + "end\n"),
     "bash": ("app.sh", lambda n: "outer() {\n" + "".join(f"if g{i}; then\n" for i in range(n - 1)) + f"g{n - 1}\n"
              + "fi\n" * (n - 1) + "}\n"),
+    "kotlin": ("App.kt", lambda n: "fun outer() {\n" + "".join(f"g{i} {{\n" for i in range(n)) + "}\n" * n + "}\n"),
     "python": ("app.py", lambda n: "def outer():\n    return g0(\n" + "".join(
         f"        lambda: g{i}(\n" for i in range(1, n)) + "0" + ")" * n + "\n"),
 }
@@ -168,6 +169,7 @@ def test_objects_piled_on_long_lines_are_skipped(tmp_path):
     ("cpp", "deep.cpp", lambda n: "".join(f"namespace n{i} {{\n" for i in range(n)) + "void f() {}\n" + "}\n" * n),
     ("lua", "deep.lua", lambda n: "".join(f"function f{i}()\n" for i in range(n)) + "end\n" * n),
     ("bash", "deep.sh", lambda n: "".join(f"f{i}() {{\n" for i in range(n)) + ":\n" + "}\n" * n),
+    ("kotlin", "Deep.kt", lambda n: "".join(f"class C{i} {{\n" for i in range(n)) + "}\n" * n),
     ("rust", "src/deep.rs", lambda n: "".join(f"mod m{i} {{ use super::x{i};\n" for i in range(n))
      + "fn f() {}\n" + "}\n" * n),
 ])

@@ -183,6 +183,87 @@ GOLDEN: dict[str, dict] = {
         ('tests/cart_test.cpp:filled', 'CALLS', 'c.add', 'dynamic-receiver'),
     },
     },
+    "kotlin_basic": {
+        "broken": 'src/main/kotlin/shop/Broken.kt',
+    "objects": {
+        ('class', 'src/main/kotlin/shop/Broken.kt:Half'),
+        ('class', 'src/main/kotlin/shop/Cart.kt:Cart'),
+        ('class', 'src/main/kotlin/shop/Cart.kt:Carts'),
+        ('class', 'src/main/kotlin/shop/util/Money.kt:Money'),
+        ('class', 'src/test/kotlin/shop/CartTest.kt:CartTest'),
+        ('enum', 'src/main/kotlin/shop/Cart.kt:Status'),
+        ('file', 'src/main/kotlin/shop/Broken.kt'),
+        ('file', 'src/main/kotlin/shop/Cart.kt'),
+        ('file', 'src/main/kotlin/shop/util/Money.kt'),
+        ('file', 'src/test/kotlin/shop/CartTest.kt'),
+        ('function', 'src/main/kotlin/shop/Broken.kt:fine'),
+        ('function', 'src/main/kotlin/shop/Cart.kt:Cart.describe'),
+        ('function', 'src/main/kotlin/shop/Cart.kt:total'),
+        ('function', 'src/main/kotlin/shop/util/Money.kt:format'),
+        ('interface', 'src/main/kotlin/shop/Cart.kt:Priced'),
+        ('method', 'src/main/kotlin/shop/Cart.kt:Cart.add'),
+        ('method', 'src/main/kotlin/shop/Cart.kt:Cart.empty'),
+        ('method', 'src/main/kotlin/shop/Cart.kt:Cart.label'),
+        ('method', 'src/main/kotlin/shop/Cart.kt:Cart.price'),
+        ('method', 'src/main/kotlin/shop/Cart.kt:Priced.price'),
+        ('method', 'src/main/kotlin/shop/util/Money.kt:Money.of'),
+        ('method', 'src/test/kotlin/shop/CartTest.kt:CartTest.helper'),
+        ('test', 'src/test/kotlin/shop/CartTest.kt:CartTest.addsItems'),
+    },
+    "CONTAINS": {
+        ('fx', 'src/main/kotlin/shop/Broken.kt'),
+        ('fx', 'src/main/kotlin/shop/Cart.kt'),
+        ('fx', 'src/main/kotlin/shop/util/Money.kt'),
+        ('fx', 'src/test/kotlin/shop/CartTest.kt'),
+        ('src/main/kotlin/shop/Broken.kt', 'src/main/kotlin/shop/Broken.kt:Half'),
+        ('src/main/kotlin/shop/Broken.kt', 'src/main/kotlin/shop/Broken.kt:fine'),
+        ('src/main/kotlin/shop/Cart.kt', 'src/main/kotlin/shop/Cart.kt:Cart'),
+        ('src/main/kotlin/shop/Cart.kt', 'src/main/kotlin/shop/Cart.kt:Carts'),
+        ('src/main/kotlin/shop/Cart.kt', 'src/main/kotlin/shop/Cart.kt:Priced'),
+        ('src/main/kotlin/shop/Cart.kt', 'src/main/kotlin/shop/Cart.kt:Status'),
+        ('src/main/kotlin/shop/Cart.kt', 'src/main/kotlin/shop/Cart.kt:total'),
+        ('src/main/kotlin/shop/Cart.kt:Cart', 'src/main/kotlin/shop/Cart.kt:Cart.add'),
+        ('src/main/kotlin/shop/Cart.kt:Cart', 'src/main/kotlin/shop/Cart.kt:Cart.describe'),
+        ('src/main/kotlin/shop/Cart.kt:Cart', 'src/main/kotlin/shop/Cart.kt:Cart.empty'),
+        ('src/main/kotlin/shop/Cart.kt:Cart', 'src/main/kotlin/shop/Cart.kt:Cart.label'),
+        ('src/main/kotlin/shop/Cart.kt:Cart', 'src/main/kotlin/shop/Cart.kt:Cart.price'),
+        ('src/main/kotlin/shop/Cart.kt:Priced', 'src/main/kotlin/shop/Cart.kt:Priced.price'),
+        ('src/main/kotlin/shop/util/Money.kt', 'src/main/kotlin/shop/util/Money.kt:Money'),
+        ('src/main/kotlin/shop/util/Money.kt', 'src/main/kotlin/shop/util/Money.kt:format'),
+        ('src/main/kotlin/shop/util/Money.kt:Money', 'src/main/kotlin/shop/util/Money.kt:Money.of'),
+        ('src/test/kotlin/shop/CartTest.kt', 'src/test/kotlin/shop/CartTest.kt:CartTest'),
+        ('src/test/kotlin/shop/CartTest.kt:CartTest', 'src/test/kotlin/shop/CartTest.kt:CartTest.addsItems'),
+        ('src/test/kotlin/shop/CartTest.kt:CartTest', 'src/test/kotlin/shop/CartTest.kt:CartTest.helper'),
+    },
+    "IMPORTS": {
+        ('src/main/kotlin/shop/Cart.kt', 'src/main/kotlin/shop/util/Money.kt:Money'),
+        ('src/main/kotlin/shop/Cart.kt', 'src/main/kotlin/shop/util/Money.kt:format'),
+        ('src/test/kotlin/shop/CartTest.kt', 'src/main/kotlin/shop/util/Money.kt'),
+    },
+    "CALLS": {
+        ('src/main/kotlin/shop/Cart.kt:Cart.describe', 'src/main/kotlin/shop/Cart.kt:Cart.label'),
+        ('src/main/kotlin/shop/Cart.kt:Cart.empty', 'src/main/kotlin/shop/Cart.kt:Cart'),
+        ('src/main/kotlin/shop/Cart.kt:Cart.label', 'src/main/kotlin/shop/Cart.kt:Cart.price'),
+        ('src/main/kotlin/shop/Cart.kt:Cart.label', 'src/main/kotlin/shop/util/Money.kt:Money.of'),
+        ('src/main/kotlin/shop/Cart.kt:Cart.label', 'src/main/kotlin/shop/util/Money.kt:format'),
+        ('src/main/kotlin/shop/util/Money.kt:Money.of', 'src/main/kotlin/shop/util/Money.kt:Money'),
+        ('src/test/kotlin/shop/CartTest.kt:CartTest.addsItems', 'src/main/kotlin/shop/Cart.kt:Cart.empty'),
+        ('src/test/kotlin/shop/CartTest.kt:CartTest.addsItems', 'src/main/kotlin/shop/Cart.kt:total'),
+        ('src/test/kotlin/shop/CartTest.kt:CartTest.addsItems', 'src/main/kotlin/shop/util/Money.kt:Money.of'),
+        ('src/test/kotlin/shop/CartTest.kt:CartTest.addsItems', 'src/main/kotlin/shop/util/Money.kt:format'),
+        ('src/test/kotlin/shop/CartTest.kt:CartTest.helper', 'src/main/kotlin/shop/Cart.kt:Cart'),
+    },
+    "unresolved": {
+        ('src/main/kotlin/shop/Cart.kt', 'IMPORTS', 'shop.missing.Gone', 'missing-module'),
+        ('src/main/kotlin/shop/Cart.kt:Cart.add', 'CALLS', 'items.add', 'dynamic-receiver'),
+        ('src/main/kotlin/shop/Cart.kt:Cart.price', 'CALLS', 'items.sum', 'dynamic-receiver'),
+        ('src/main/kotlin/shop/Cart.kt:total', 'CALLS', 'carts.sumOf', 'dynamic-receiver'),
+        ('src/main/kotlin/shop/Cart.kt:total', 'CALLS', 'it.price', 'dynamic-receiver'),
+        ('src/main/kotlin/shop/util/Money.kt:format', 'CALLS', '"%d.%02d".format', 'dynamic-receiver'),
+        ('src/test/kotlin/shop/CartTest.kt:CartTest.addsItems', 'CALLS', 'Cart.empty().add', 'dynamic-receiver'),
+        ('src/test/kotlin/shop/CartTest.kt:CartTest.addsItems', 'CALLS', 'cart.price', 'dynamic-receiver'),
+    },
+    },
 }
 
 
@@ -323,3 +404,16 @@ def test_index_then_search_finds_a_c_function(tmp_path):
     out = runner.invoke(main, ["search", "add numbers", "--store", str(store), "--json", "-k", "3"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)[0]["view"]["object_id"] == "mixed:calc.c:add_numbers"
+
+
+def test_kotlin_kinds_companions_extensions_and_tests():
+    facts = _facts("src/main/kotlin/shop/Cart.kt", (FIXTURES / "kotlin_basic/src/main/kotlin/shop/Cart.kt").read_text())
+    objs = _by_qualname(facts)
+    assert {q: o.kind for q, o in objs.items() if q in ("Priced", "Status", "Carts", "Cart.empty")} == {
+        "Priced": "interface", "Status": "enum", "Carts": "class", "Cart.empty": "method"}
+    assert facts.parents[objs["Cart.empty"].id] == objs["Cart"].id  # a companion's function
+    assert facts.parents[objs["Cart.describe"].id] == objs["Cart"].id  # an extension of Cart
+    assert objs["Cart"].docstring == "A shopping cart." and objs["Cart.add"].signature == "fun add(cents: Long): Cart"
+    assert facts.namespace == "shop"
+    test = _facts("T.kt", "class T {\n    @Test\n    fun works() {}\n    fun plain() {}\n}\n")
+    assert {o.name: o.kind for o in test.objects} == {"T": "class", "works": "test", "plain": "method"}

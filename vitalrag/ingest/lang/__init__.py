@@ -83,6 +83,7 @@ _ALL: tuple[Language, ...] = (
     tags.CSHARP,
     descriptions.C,
     descriptions.CPP,
+    descriptions.KOTLIN,
     more_descriptions.RUBY,
     more_descriptions.LUA,
     more_descriptions.BASH,

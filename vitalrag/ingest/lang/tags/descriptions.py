@@ -40,3 +40,5 @@ class CLanguage(TagsLanguage):
 C = CLanguage("c", "c", (".c", ".h"), "c", lambda: _grammar("tree_sitter_c"), lambda: _rules("c"))
 CPP = TagsLanguage("cpp", "c", (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".inl",
                                 ".tpp", ".tcc"), "cpp", lambda: _grammar("tree_sitter_cpp"), lambda: _rules("cpp"))
+KOTLIN = TagsLanguage("kotlin", "kotlin", (".kt", ".kts"), "kotlin", lambda: _grammar("tree_sitter_kotlin"),
+                      lambda: _rules("kotlin"))

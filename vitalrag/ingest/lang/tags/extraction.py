@@ -38,6 +38,8 @@ _WS = re.compile(r"\s+")
 _PREAMBLE = frozenset({"attribute_list", "decorator", "comment"})
 _SCOPES = frozenset({"module", "impl"})
 _OBJECT_KINDS = frozenset({"class", "interface", "enum", "function", "method"})
+#: body node types of grammars that give them no ``body`` field
+_UNNAMED_BODIES = frozenset({"class_body", "function_body", "enum_class_body", "protocol_body"})
 #: a function directly inside one of these is a method
 _MEMBER_OF = frozenset({"class", "interface", "enum", "impl"})
 
@@ -135,7 +137,8 @@ def body_of(node: Node) -> Node | None:
             return inner.child_by_field_name("body")
         if inner is not None and inner.type in ("struct_type", "interface_type"):
             return next((c for c in inner.children if c.type in ("{", "field_declaration_list")), None)
-    return None
+    # grammars whose bodies are children without a field name (Kotlin, Swift)
+    return next((c for c in node.children if c.type in _UNNAMED_BODIES), None)
 
 
 def signature(cand: Candidate, source: bytes, limit: int = 400) -> str:
