@@ -241,6 +241,88 @@ GOLDEN: dict[str, dict] = {
             ('bin/deploy.sh:main', 'CALLS', '$POST_HOOK', 'dynamic-name'),
         },
     },
+    "elixir_basic": {
+        "broken": ['lib/shop/broken.ex'],
+        "objects": {
+            ('class', 'lib/shop/broken.ex:Shop.Broken'),
+            ('class', 'lib/shop/broken.ex:Shop.Fine'),
+            ('class', 'lib/shop/cart.ex:Shop.Cart'),
+            ('class', 'lib/shop/money.ex:Shop.Format'),
+            ('class', 'lib/shop/money.ex:Shop.Money'),
+            ('class', 'lib/shop/money.ex:Shop.Priced.Shop.Cart'),
+            ('class', 'lib/shop/pricing.ex:Shop.Pricing'),
+            ('class', 'test/cart_test.exs:Shop.CartTest'),
+            ('file', 'lib/shop/broken.ex'),
+            ('file', 'lib/shop/cart.ex'),
+            ('file', 'lib/shop/money.ex'),
+            ('file', 'lib/shop/pricing.ex'),
+            ('file', 'test/cart_test.exs'),
+            ('interface', 'lib/shop/money.ex:Shop.Priced'),
+            ('method', 'lib/shop/broken.ex:Shop.Fine.ok'),
+            ('method', 'lib/shop/cart.ex:Shop.Cart.check'),
+            ('method', 'lib/shop/cart.ex:Shop.Cart.describe'),
+            ('method', 'lib/shop/cart.ex:Shop.Cart.size'),
+            ('method', 'lib/shop/cart.ex:Shop.Cart.sum'),
+            ('method', 'lib/shop/cart.ex:Shop.Cart.total'),
+            ('method', 'lib/shop/money.ex:Shop.Format.label'),
+            ('method', 'lib/shop/money.ex:Shop.Money.format'),
+            ('method', 'lib/shop/money.ex:Shop.Priced.Shop.Cart.price'),
+            ('method', 'lib/shop/money.ex:Shop.Priced.price'),
+            ('method', 'lib/shop/pricing.ex:Shop.Pricing.apply'),
+            ('method', 'lib/shop/pricing.ex:Shop.Pricing.rate'),
+            ('test', 'test/cart_test.exs:Shop.CartTest.size counts items'),
+            ('test', 'test/cart_test.exs:Shop.CartTest.total.sums the prices'),
+        },
+        "CONTAINS": {
+            ('lib/shop/broken.ex', 'lib/shop/broken.ex:Shop.Broken'),
+            ('lib/shop/broken.ex', 'lib/shop/broken.ex:Shop.Fine'),
+            ('lib/shop/broken.ex:Shop.Fine', 'lib/shop/broken.ex:Shop.Fine.ok'),
+            ('lib/shop/cart.ex', 'lib/shop/cart.ex:Shop.Cart'),
+            ('lib/shop/cart.ex:Shop.Cart', 'lib/shop/cart.ex:Shop.Cart.check'),
+            ('lib/shop/cart.ex:Shop.Cart', 'lib/shop/cart.ex:Shop.Cart.describe'),
+            ('lib/shop/cart.ex:Shop.Cart', 'lib/shop/cart.ex:Shop.Cart.size'),
+            ('lib/shop/cart.ex:Shop.Cart', 'lib/shop/cart.ex:Shop.Cart.sum'),
+            ('lib/shop/cart.ex:Shop.Cart', 'lib/shop/cart.ex:Shop.Cart.total'),
+            ('lib/shop/money.ex', 'lib/shop/money.ex:Shop.Format'),
+            ('lib/shop/money.ex', 'lib/shop/money.ex:Shop.Money'),
+            ('lib/shop/money.ex', 'lib/shop/money.ex:Shop.Priced'),
+            ('lib/shop/money.ex', 'lib/shop/money.ex:Shop.Priced.Shop.Cart'),
+            ('lib/shop/money.ex:Shop.Format', 'lib/shop/money.ex:Shop.Format.label'),
+            ('lib/shop/money.ex:Shop.Money', 'lib/shop/money.ex:Shop.Money.format'),
+            ('lib/shop/money.ex:Shop.Priced', 'lib/shop/money.ex:Shop.Priced.price'),
+            ('lib/shop/money.ex:Shop.Priced.Shop.Cart', 'lib/shop/money.ex:Shop.Priced.Shop.Cart.price'),
+            ('lib/shop/pricing.ex', 'lib/shop/pricing.ex:Shop.Pricing'),
+            ('lib/shop/pricing.ex:Shop.Pricing', 'lib/shop/pricing.ex:Shop.Pricing.apply'),
+            ('lib/shop/pricing.ex:Shop.Pricing', 'lib/shop/pricing.ex:Shop.Pricing.rate'),
+            ('test/cart_test.exs', 'test/cart_test.exs:Shop.CartTest'),
+            ('test/cart_test.exs:Shop.CartTest', 'test/cart_test.exs:Shop.CartTest.size counts items'),
+            ('test/cart_test.exs:Shop.CartTest', 'test/cart_test.exs:Shop.CartTest.total.sums the prices'),
+        },
+        "IMPORTS": {
+            ('lib/shop/cart.ex', 'lib/shop/money.ex:Shop.Format'),
+            ('lib/shop/cart.ex', 'lib/shop/money.ex:Shop.Money'),
+            ('lib/shop/cart.ex', 'lib/shop/pricing.ex:Shop.Pricing'),
+            ('test/cart_test.exs', 'lib/shop/cart.ex:Shop.Cart'),
+        },
+        "CALLS": {
+            ('lib/shop/cart.ex:Shop.Cart.describe', 'lib/shop/cart.ex:Shop.Cart.size'),
+            ('lib/shop/cart.ex:Shop.Cart.total', 'lib/shop/cart.ex:Shop.Cart.sum'),
+            ('lib/shop/cart.ex:Shop.Cart.total', 'lib/shop/money.ex:Shop.Format.label'),
+            ('lib/shop/cart.ex:Shop.Cart.total', 'lib/shop/money.ex:Shop.Money.format'),
+            ('lib/shop/cart.ex:Shop.Cart.total', 'lib/shop/pricing.ex:Shop.Pricing.apply'),
+            ('lib/shop/money.ex:Shop.Priced.Shop.Cart.price', 'lib/shop/cart.ex:Shop.Cart.total'),
+            ('lib/shop/pricing.ex:Shop.Pricing.apply', 'lib/shop/pricing.ex:Shop.Pricing.rate'),
+            ('test/cart_test.exs:Shop.CartTest.size counts items', 'lib/shop/cart.ex:Shop.Cart.size'),
+            ('test/cart_test.exs:Shop.CartTest.total.sums the prices', 'lib/shop/cart.ex:Shop.Cart.total'),
+        },
+        "unresolved": {
+            ('lib/shop/broken.ex', 'CALLS', 'x', 'unknown-name'),
+            ('lib/shop/cart.ex:Shop.Cart.check', 'CALLS', 'Pricing.nothing', 'unknown-attribute'),
+            ('lib/shop/cart.ex:Shop.Cart.check', 'CALLS', 'mod.validate', 'dynamic-receiver'),
+            ('lib/shop/cart.ex:Shop.Cart.check', 'CALLS', 'untracked', 'unknown-name'),
+            ('lib/shop/cart.ex:Shop.Cart.describe', 'CALLS', 'cart.hook.', 'dynamic-receiver'),
+        },
+    },
 }
 
 
@@ -388,3 +470,27 @@ def test_bash_source_paths_from_the_script_folder():
 
 def test_bash_keywords_are_not_search_tokens():
     assert code_tokens("if deploy then fi; case word in esac; elif") == ["deploy", "word"]
+
+
+def test_elixir_clauses_docs_and_signatures():
+    facts = _facts("lib/shop/cart.ex", (FIXTURES / "elixir_basic/lib/shop/cart.ex").read_text())
+    objs = _by_qualname(facts)
+    assert (objs["Shop.Cart.sum"].start_line, objs["Shop.Cart.sum"].end_line) == (22, 23)  # two clauses, one object
+    assert "Shop.Cart.sum#2" not in objs
+    assert objs["Shop.Cart"].docstring == "A cart of priced items." and objs["Shop.Cart"].signature == "defmodule Shop.Cart"
+    assert objs["Shop.Cart.total"].docstring == "Sums the prices, formatted."
+    assert objs["Shop.Cart.size"].signature == "def size(cart)"
+    calls = {r.name for r in facts.refs if r.kind == "call"}
+    assert not calls & {"def", "defp", "defmodule", "moduledoc", "doc", "total", "cart.items"}
+    imports = {(r.name, r.data.verb, r.data.alias) for r in facts.refs if r.kind == "import"}
+    assert ("Shop.Pricing", "alias", "Pricing") in imports and ("Shop.Money", "alias", "M") in imports
+
+
+def test_elixir_test_blocks_are_tests_only_in_test_files():
+    source = 'defmodule T do\n  test "a" do\n    run()\n  end\nend\n'
+    assert [o.kind for o in _facts("test/t_test.exs", source).objects] == ["class", "test"]
+    assert [o.kind for o in _facts("lib/t.ex", source).objects] == ["class"]
+
+
+def test_elixir_keywords_are_not_search_tokens():
+    assert code_tokens("defmodule Cart do defp total fn end") == ["cart", "total"]

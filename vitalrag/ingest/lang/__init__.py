@@ -87,6 +87,7 @@ _ALL: tuple[Language, ...] = (
     more_descriptions.RUBY,
     more_descriptions.LUA,
     more_descriptions.BASH,
+    more_descriptions.ELIXIR,
 )
 #: every language, by name
 REGISTRY: dict[str, Language] = {language.name: language for language in _ALL}

@@ -22,3 +22,4 @@ def _grammar(wheel: str) -> Callable[[], object]:
 RUBY = TagsLanguage("ruby", "ruby", (".rb", ".rake"), "ruby", _grammar("tree_sitter_ruby"), _rules("ruby"))
 LUA = TagsLanguage("lua", "lua", (".lua",), "lua", _grammar("tree_sitter_lua"), _rules("lua"))
 BASH = TagsLanguage("bash", "bash", (".sh", ".bash", ".bats"), "bash", _grammar("tree_sitter_bash"), _rules("bash"))
+ELIXIR = TagsLanguage("elixir", "elixir", (".ex", ".exs"), "elixir", _grammar("tree_sitter_elixir"), _rules("elixir"))
