@@ -132,7 +132,7 @@ class IndexLocation:
         switch of the folder's version; in Neo4j, one new version of the
         repository, graph and views, switched to at the end), so readers see the
         previous pair until the new one is whole. ``options`` go to
-        ``index_repository`` (``name``, ``max_bytes``, ``executor``).
+        ``index_repository`` (``name``, ``max_bytes``, ``content``, ``executor``).
 
         When nothing changed since the run that made the live version (its
         record's fingerprint: the files' digests, the options, the model, this
@@ -146,13 +146,15 @@ class IndexLocation:
         device and about how much space the run needs."""
         from vitalrag.graph.memory import MemoryStore, open_writable
         from vitalrag.ingest import index_repository
+        from vitalrag.ingest.content import DEFAULT_CONTENT
         from vitalrag.ingest.pipeline import survey
         from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
         from vitalrag.retrieve.index import RETRIEVAL_SCHEMA, RetrievalIndex
         from vitalrag.retrieve.views import EMBEDDED_KINDS, EMBEDS_TEST_FILES, ViewConfig
 
         mark = time.perf_counter()
-        surveyed = survey(path, name=options.get("name"), max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES))
+        surveyed = survey(path, name=options.get("name"), max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES),
+                          content=options.get("content", DEFAULT_CONTENT))
         model = embedder.name if embedder is not None else None
         fingerprint = surveyed.fingerprint(model=model, views=repr(ViewConfig()),
                                            embedded=sorted(EMBEDDED_KINDS), embedded_tests=EMBEDS_TEST_FILES,

@@ -112,7 +112,7 @@ def test_missing_path(runner, tmp_path):
 def test_empty_repository(runner, tmp_path):
     (tmp_path / "empty").mkdir()
     r = runner.invoke(main, ["index", str(tmp_path / "empty"), "--store", str(tmp_path / "s")])
-    _assert_clean_error(r, "no source files")
+    _assert_clean_error(r, "no files to index")
 
 
 def test_unknown_object(runner, indexed):

@@ -143,7 +143,7 @@ def test_missing_path_and_empty_repository(tmp_path):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "README.md").write_text("# nothing to parse\n")
     with pytest.raises(EmptyRepository, match="no source files"):
-        index_repository(tmp_path / "empty", MemoryStore(tmp_path / "idx"))
+        index_repository(tmp_path / "empty", MemoryStore(tmp_path / "idx"), content="code")
 
 
 @pytest.mark.skipif(os.geteuid() != 0 and os.name != "posix", reason="posix only")

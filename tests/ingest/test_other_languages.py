@@ -388,7 +388,8 @@ def indexed(request, tmp_path_factory):
 
     name = request.param
     store = MemoryStore(tmp_path_factory.mktemp(name) / "idx")
-    report = index_repository(FIXTURES / name, store, name="fx", workers=1)
+    # the code graph (go.mod and Cargo.toml are text files: tests/ingest/test_text_files.py)
+    report = index_repository(FIXTURES / name, store, name="fx", workers=1, content="code")
     return name, store, report
 
 

@@ -12,6 +12,7 @@ from vitalrag.cli.output import echo, emit_json, progress_bar, stderr_console
 from vitalrag.errors import ObjectNotFound, VitalRAGError
 from vitalrag.graph.store import DEFAULT_STORE, GraphStore, known_repositories, object_lines, open_store
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES
+from vitalrag.kernel.textformats import CONTENT_CHOICES, DEFAULT_CONTENT
 from vitalrag.model import EDGE_KINDS, NODE_KINDS, split_lines
 
 if TYPE_CHECKING:
@@ -20,6 +21,15 @@ if TYPE_CHECKING:
 store_option = click.option(
     "--store", "store_location", envvar="VITALRAG_STORE", default=DEFAULT_STORE, show_default=True,
     help="Index folder, or a neo4j:// / bolt:// URI.",
+)
+
+
+content_option = click.option(
+    "--content", type=click.Choice(CONTENT_CHOICES), default=DEFAULT_CONTENT, show_default=True,
+    help="What to index: 'code' (the languages VitalRAG parses), 'docs' (Markdown, reStructuredText, "
+         "AsciiDoc, text), or 'all': both, and config (YAML, TOML, JSON, INI), SQL, build files and source "
+         "in languages without a parser. 'all' by default, as a question about deploying or configuring is "
+         "answered by that text; 'code' makes a smaller index. A changed choice indexes again.",
 )
 
 
@@ -41,6 +51,7 @@ def _open(location: str, *, create: bool = False, repo: str | None = None) -> Gr
 @click.option("--name", help="Repository name in the store (default: the folder name).")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_BYTES, show_default=True,
               help="Skip source files larger than this.")
+@content_option
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Parser processes (default: up to 2).")
 @click.option("--embed/--no-embed", default=True, show_default=True,
@@ -55,9 +66,9 @@ def _open(location: str, *, create: bool = False, repo: str | None = None) -> Gr
               help="When another index is writing the store, wait for it instead of failing.")
 @click.option("--force", is_flag=True,
               help="Index again even when nothing changed since the last run.")
-def index(path: str, store_location: str, name: str | None, max_bytes: int, workers: int | None,
-          embed: bool, model: str | None, index_dir: str | None, as_json: bool, wait: bool,
-          force: bool) -> None:
+def index(path: str, store_location: str, name: str | None, max_bytes: int, content: str,
+          workers: int | None, embed: bool, model: str | None, index_dir: str | None, as_json: bool,
+          wait: bool, force: bool) -> None:
     """Index the repository at PATH into the code graph, then build its views and
     the BM25 and dense retrieval indexes.
 
@@ -76,7 +87,7 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, work
         with _writing(where, wait):
             with progress_bar() as progress:
                 run = where.update(path, embedder=embedder, progress=progress, name=name,
-                                   max_bytes=max_bytes, executor=pool, force=force)
+                                   max_bytes=max_bytes, content=content, executor=pool, force=force)
     data = _summary(run, {"start": prepared, **run.phases}, time.perf_counter() - started)
     if as_json:
         emit_json(data)
@@ -108,13 +119,14 @@ def _summary(run: IndexRun, phases: dict[str, float], seconds: float) -> dict[st
 @click.argument("path", type=click.Path(exists=True, file_okay=False, dir_okay=True, path_type=str))
 @store_option
 @click.option("--name", help="Repository name in the store (default: the folder name).")
+@content_option
 @click.option("--debounce", type=click.IntRange(min=50), default=500, show_default=True,
               help="Milliseconds of quiet before a burst of changes is re-indexed.")
 @click.option("--embed/--no-embed", default=True, show_default=True, help="Embed changed views.")
 @click.option("--model", envvar="VITALRAG_MODEL", default=None, help="Embedding model (see `index`).")
 @click.option("--index-dir", envvar="VITALRAG_INDEX_DIR", default=None,
               help="Folder of the retrieval index (default: the store folder; .vitalrag for Neo4j).")
-def watch(path: str, store_location: str, name: str | None, debounce: int, embed: bool,
+def watch(path: str, store_location: str, name: str | None, content: str, debounce: int, embed: bool,
           model: str | None, index_dir: str | None) -> None:
     """Index PATH, then re-index it incrementally whenever its files change.
 
@@ -132,7 +144,8 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
             started = time.perf_counter()
             with _writing(where, wait=True):
                 # force: the first run reports the work it did, like every later one
-                done = where.update(path, embedder=embedder, name=name, executor=pool, force=True)
+                done = where.update(path, embedder=embedder, name=name, content=content, executor=pool,
+                                    force=True)
             seconds = time.perf_counter() - started
             report, stats, phases = done.report, done.stats, done.phases
             assert report is not None and stats is not None  # forced: never skipped
@@ -152,7 +165,7 @@ def watch(path: str, store_location: str, name: str | None, debounce: int, embed
             except VitalRAGError as exc:  # keep watching: the next save may fix it
                 echo(f"re-index failed: {exc}", err=True)
 
-        watch_repository(path, on_change, debounce_ms=debounce, ignore=(where.folder,))
+        watch_repository(path, on_change, debounce_ms=debounce, ignore=(where.folder,), content=content)
 
 
 def _prepare_write(store_location: str, index_dir: str | None, model: str | None,

@@ -41,7 +41,7 @@ import orjson
 
 from vitalrag import __version__
 from vitalrag.ingest.facts import FileFacts, RawRef, RefDetail
-from vitalrag.ingest.lang import REGISTRY
+from vitalrag.ingest.content import LANGUAGES
 from vitalrag.kernel.files import replacing
 from vitalrag.kernel.text import content_hash
 from vitalrag.model import CodeObject
@@ -283,7 +283,7 @@ def facts_from_json(d: dict[str, Any]) -> FileFacts:
     """The facts ``facts_to_json`` wrote (with an empty text); ``ValueError`` or
     ``TypeError`` when they are not of that shape."""
     language = _str(d["language"])
-    if language not in REGISTRY:
+    if language not in LANGUAGES:
         raise ValueError(f"unknown language {language!r}")
     types = _fact_types(language)
     parents = d["parents"]
@@ -315,7 +315,7 @@ def facts_from_json(d: dict[str, Any]) -> FileFacts:
 @cache
 def _fact_types(language: str) -> dict[str, type]:
     """The classes an entry of ``language`` may hold, by name."""
-    return {t.__name__: t for t in REGISTRY[language].fact_types()}
+    return {t.__name__: t for t in LANGUAGES[language].fact_types()}
 
 
 def _data_type(language: str) -> type:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from vitalrag.ingest.cache import SegmentWriter
 from vitalrag.ingest.facts import FileFacts
-from vitalrag.ingest.lang import REGISTRY
+from vitalrag.ingest.content import handler
 from vitalrag.ingest.lang.limits import Deadline, Unindexable
 from vitalrag.ingest.walk import Skipped, SourceFile
 from vitalrag.model import normalize_newlines
@@ -77,7 +77,7 @@ def parse_file(repo: str, sf: SourceFile, seconds: float | None = PARSE_SECONDS)
         return Skipped(sf.path, f"minified (longest line {longest} chars)")
     budget = seconds * max(1.0, len(raw) / 1_000_000) if seconds is not None else None
     try:
-        facts = REGISTRY[sf.language].extract(repo, sf.path, source, Deadline(budget))
+        facts = handler(sf.language).extract(repo, sf.path, source, Deadline(budget))
     except Unindexable as exc:
         return Skipped(sf.path, exc.reason)
     except RecursionError:

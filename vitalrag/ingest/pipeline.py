@@ -25,7 +25,7 @@ from vitalrag.graph.store import GraphStore
 from vitalrag.ingest.build import build_graph, tests_edges
 from vitalrag.ingest.cache import FACTS_VERSION, FactsCache, file_digest
 from vitalrag.ingest.facts import FileFacts
-from vitalrag.ingest.lang import REGISTRY
+from vitalrag.ingest.content import DEFAULT_CONTENT, check_content, handler
 from vitalrag.ingest.parallel import InProcess, ParseExecutor, ParsePool
 from vitalrag.ingest.parse import CacheTarget, source_text
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, WalkResult, walk_repository
@@ -78,6 +78,8 @@ class Survey:
     max_bytes: int
     walked: WalkResult
     _digests: dict[str, str] | None = None
+    #: what the walk took in (``ingest.content``)
+    content: str = DEFAULT_CONTENT
 
     @property
     def digests(self) -> dict[str, str]:
@@ -97,7 +99,7 @@ class Survey:
         extraction's version (``FACTS_VERSION``, which names vitalrag's) and
         ``options`` (what else the run's output depends on)."""
         h = hashlib.blake2b(digest_size=16)
-        h.update(repr((FACTS_VERSION, str(self.root), self.repo, self.max_bytes,
+        h.update(repr((FACTS_VERSION, str(self.root), self.repo, self.max_bytes, self.content,
                        sorted(options.items()))).encode())
         for f in self.walked.files:
             h.update(f"{f.path}\0{f.language}\0{self.digests.get(f.path, '-')}\n".encode())
@@ -107,18 +109,21 @@ class Survey:
 
 
 def survey(root: str | os.PathLike[str], *, name: str | None = None,
-           max_bytes: int = DEFAULT_MAX_BYTES) -> Survey:
-    """Walk the repository at ``root`` (nothing is read yet: see ``Survey.digests``)."""
+           max_bytes: int = DEFAULT_MAX_BYTES, content: str = DEFAULT_CONTENT) -> Survey:
+    """Walk the repository at ``root`` for the files an index of ``content`` takes
+    (``ingest.content``; nothing is read yet: see ``Survey.digests``)."""
+    check_content(content)
     root_path = Path(root)
     if not root_path.is_dir():
         raise RepositoryNotFound(f"repository path {root} "
                                  + ("is not a folder" if root_path.exists() else "does not exist"))
     root_path = root_path.resolve()
     repo = _validate_name(name or root_path.name)
-    walked = walk_repository(root_path, max_bytes=max_bytes)
+    walked = walk_repository(root_path, max_bytes=max_bytes, content=content)
     if not walked.files:
-        raise EmptyRepository(f"no source files to index under {root} ({len(walked.skipped)} skipped)")
-    return Survey(root_path, repo, max_bytes, walked)
+        what = {"code": "source files", "docs": "documentation files"}.get(content, "files")
+        raise EmptyRepository(f"no {what} to index under {root} ({len(walked.skipped)} skipped)")
+    return Survey(root_path, repo, max_bytes, walked, content=content)
 
 
 def index_repository(
@@ -132,6 +137,7 @@ def index_repository(
     cache_dir: str | os.PathLike[str] | None = None,
     executor: ParseExecutor | None = None,
     surveyed: Survey | None = None,
+    content: str = DEFAULT_CONTENT,
 ) -> IndexReport:
     """Index the repository at ``root`` into ``store``, replacing an earlier index of it.
 
@@ -141,19 +147,21 @@ def index_repository(
     not parsed again (their extraction is cached there); the whole repository is
     still resolved again, and only the difference is written to the store, so
     the result equals a clean rebuild. ``surveyed``: the walk of ``root`` made by
-    the caller (``survey``), not made again.
+    the caller (``survey``), not made again. ``content``: what is indexed, ``all``
+    (code, documentation, config, SQL, build files, source without a parser),
+    ``code`` or ``docs`` (``ingest.content``).
     """
     if executor is None and workers is not None and workers > 1:
         with ParsePool(workers) as pool:
             return index_repository(root, store, name=name, max_bytes=max_bytes, progress=progress,
-                                    cache_dir=cache_dir, executor=pool, surveyed=surveyed)
+                                    cache_dir=cache_dir, executor=pool, surveyed=surveyed, content=content)
     started = time.perf_counter()
     phases: dict[str, float] = {}
 
     def phase(step: str) -> None:
         phases[step] = time.perf_counter() - started - sum(phases.values())
 
-    found = surveyed or survey(root, name=name, max_bytes=max_bytes)
+    found = surveyed or survey(root, name=name, max_bytes=max_bytes, content=content)
     root_path, repo, walked = found.root, found.repo, found.walked
     executor = executor or InProcess()
     cache = FactsCache(cache_dir, repo) if cache_dir is not None else None
@@ -163,7 +171,8 @@ def index_repository(
         # Only now touch the store: everything above can fail without losing the old index.
         delta = write_repository(
             store, repo, run.objects, run.edges, run.unresolved, run.sources,
-            {"root": str(root_path), "indexed_at": time.time(), "max_bytes": max_bytes},
+            {"root": str(root_path), "indexed_at": time.time(), "max_bytes": max_bytes,
+             "content": found.content},
         )
         phase("write")
         store.save()
@@ -226,17 +235,17 @@ def _parse_and_resolve(repo: str, walked: WalkResult, executor: ParseExecutor, c
     skipped.extend(Skipped(f.path, problem) for f in facts for problem in f.problems)
     by_family: dict[str, list[FileFacts]] = {}
     for f in facts:
-        by_family.setdefault(REGISTRY[f.language].family, []).append(f)
+        by_family.setdefault(handler(f.language).family, []).append(f)
     for family, group in sorted(by_family.items()):
         # a language may need to see every file before packages are known (Python's __init__.py)
-        REGISTRY[family].prepare(repo, group)
+        handler(family).prepare(repo, group)
     objects, edges = build_graph(repo, facts)
     phase("graph")
 
     unresolved: list[UnresolvedRef] = []
     external = 0
     for i, (family, group) in enumerate(sorted(by_family.items()), 1):
-        res = executor.resolve(REGISTRY[family].resolver(repo, group), group)
+        res = executor.resolve(handler(family).resolver(repo, group), group)
         edges.extend(res.edges)
         unresolved.extend(res.unresolved)
         external += res.external

@@ -7,8 +7,10 @@ that applies the ``.gitignore`` files (and ``.git/info/exclude``) with
 ``pathspec``'s gitwildmatch semantics, nested ones relative to their folder; an
 ignore pattern with so many wildcards that matching it could backtrack for
 minutes is reported and skipped, and the walk has a step and a time budget. Vendored and tool
-folders are never walked. What is passed over on purpose is reported with a
-reason; files in languages we do not parse are ignored silently.
+folders are never walked. Which files are taken is ``ingest.content``'s call
+(code, documentation, config... as ``content`` says). What is passed over on
+purpose is reported with a reason (a lock file, a file over its format's size
+limit); files of no language or format we take are ignored silently.
 
 A file whose path holds a control character (C0, DEL or C1, in any component) is
 not indexed: such a name could write forged lines into a context. It is reported
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import pathspec
 
-from vitalrag.ingest.lang import language_for_path
+from vitalrag.ingest.content import DEFAULT_CONTENT, check_content, listed
 from vitalrag.kernel.printable import escape_controls, has_control
 
 log = logging.getLogger(__name__)
@@ -201,22 +203,25 @@ def walk_repository(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_entries: int = DEFAULT_MAX_ENTRIES,
     time_budget: float = DEFAULT_TIME_BUDGET,
+    content: str = DEFAULT_CONTENT,
 ) -> WalkResult:
-    """List the parseable source files under ``root`` and the ones passed over.
+    """List the files under ``root`` an index of ``content`` takes (``ingest.content``)
+    and the ones passed over.
 
     The walk looks at no more than ``max_entries`` files and folders and stops
     after ``time_budget`` seconds; where it stopped is reported as skipped.
     """
+    check_content(content)
     root_path = Path(root).resolve()
     root_str = str(root_path)
     result = WalkResult()
     deadline = time.monotonic() + time_budget
     tracked = _git_tracked(root_path, time_budget)
     listing = sorted(tracked | set(
-        _walk_with_gitignore(root_path, result, tracked, max_entries, time_budget, deadline)))
+        _walk_with_gitignore(root_path, result, tracked, max_entries, time_budget, deadline, content)))
     for rel in listing:
-        language = language_for_path(rel)
-        if language is None:
+        taken = listed(rel, content)
+        if taken is None:
             continue
         if _is_vendored(rel):
             continue
@@ -226,12 +231,18 @@ def walk_repository(
         if has_control(rel):
             result.skipped.append(Skipped(shown_name(rel), f"file {CONTROL_REASON}"))
             continue
+        if taken.skip is not None:
+            result.skipped.append(Skipped(rel, taken.skip))
+            continue
         abspath = os.path.join(root_str, rel)
-        reason, size = _check_file(root_path, abspath, max_bytes)
+        limit = min(max_bytes, taken.max_bytes) if taken.max_bytes is not None else max_bytes
+        reason, size = _check_file(root_path, abspath, limit)
         if reason:
+            if limit < max_bytes and reason.startswith("over size limit"):
+                reason = f"over the size limit of {taken.language} files ({size} bytes > {limit})"
             result.skipped.append(Skipped(rel, reason))
             continue
-        result.files.append(SourceFile(rel, abspath, language, size))
+        result.files.append(SourceFile(rel, abspath, taken.language, size))
     result.files.sort(key=lambda f: f.path)
     result.skipped.sort(key=lambda s: s.path)
     return result
@@ -239,7 +250,7 @@ def walk_repository(
 
 def _walk_with_gitignore(
     root: Path, result: WalkResult, tracked: set[str],
-    max_entries: int, time_budget: float, deadline: float,
+    max_entries: int, time_budget: float, deadline: float, content: str,
 ) -> list[str]:
     """Files under ``root`` that no ignore rule drops (tracked ones are not matched)."""
     rules = _IgnoreRules(result)
@@ -287,7 +298,7 @@ def _walk_with_gitignore(
         dirnames[:] = keep
         for f in sorted(filenames):
             rel = f"{rel_dir}/{f}" if rel_dir else f
-            if rel in tracked or language_for_path(rel) is None:
+            if rel in tracked or listed(rel, content) is None:
                 continue  # listed already, or never indexed: no need to match it
             if not rules.ignored(rel, is_dir=False):
                 out.append(rel)

@@ -5,7 +5,11 @@ views), its ``signature`` and its ``docstring``; for every object that is
 called, a ``call_site`` view per calling line (the line with one line of
 context, from the caller's file); for every object a test exercises, a ``test``
 view holding that test; and sliding line ``window`` views over every file, each
-tagged with the innermost object that contains the whole window.
+tagged with the innermost object that contains the whole window. A text file
+without sections (config, SQL, a build file, source without a parser:
+``kernel.textformats``) has no definitions: its windows are ``text`` views,
+which are embedded, so the dense retriever finds it too. A document's sections
+are definitions (``section``) and get their views as code's do.
 
 Every view carries the id of the object it belongs to (its provenance), so the
 allocator can quotient views by object.
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 from vitalrag.graph.store import GraphStore
 from vitalrag.kernel.paths import is_test_path
 from vitalrag.kernel.text import content_hash
+from vitalrag.kernel.textformats import BY_NAME
 from vitalrag.model import DEFINITION_KINDS, CodeObject, Edge, View, file_id, split_lines
 
 
@@ -37,8 +42,9 @@ class ViewConfig:
 #: and the walk see every view. Windows, call sites and tests (about two thirds
 #: of the tokens an encoder would see) are left out: on bench/context_quality.py
 #: (154 questions, 8 corpora) dense search over definitions alone lost at most
-#: 0.6 points on any metric at any budget and gained up to 3.3
-EMBEDDED_KINDS: frozenset[str] = frozenset({"body", "slice", "signature", "docstring"})
+#: 0.6 points on any metric at any budget and gained up to 3.3. The windows of a
+#: text file without sections (``text``) are its only views, and are embedded
+EMBEDDED_KINDS: frozenset[str] = frozenset({"body", "slice", "signature", "docstring", "text"})
 #: whether the definitions of test files (``kernel.paths.is_test_path``) are embedded too
 EMBEDS_TEST_FILES = False
 
@@ -96,8 +102,9 @@ def object_views(obj: CodeObject, lines: list[str], config: ViewConfig) -> list[
 
 
 def window_views(repo: str, path: str, lines: list[str], defs: Sequence[CodeObject], fid: str,
-                 config: ViewConfig) -> list[View]:
-    """Sliding windows over a file, each tagged with its innermost enclosing object."""
+                 config: ViewConfig, kind: str = "window") -> list[View]:
+    """Sliding windows over a file, each tagged with its innermost enclosing object
+    (``kind``: ``text`` for a text file without sections)."""
     out: list[View] = []
     total = len(lines)
     start = 1
@@ -108,11 +115,17 @@ def window_views(repo: str, path: str, lines: list[str], defs: Sequence[CodeObje
             owner = min((d for d in defs if d.start_line <= start and d.end_line >= end),
                         key=lambda d: (d.end_line - d.start_line, d.id), default=None)
             owner_id, ident = (owner.id, owner.name) if owner else (fid, path.rsplit("/", 1)[-1])
-            out.append(_view(owner_id, "window", repo, path, start, end, text, ident))
+            out.append(_view(owner_id, kind, repo, path, start, end, text, ident))
         if end == total:
             break
         start += config.window_stride
     return out
+
+
+def _windowed_text(language: str) -> bool:
+    """Is ``language`` a text format read as line windows (not split into sections)?"""
+    fmt = BY_NAME.get(language)
+    return fmt is not None and not fmt.sectioned
 
 
 def build_views(store: GraphStore, repo: str, *, paths: Iterable[str] | None = None,
@@ -130,6 +143,7 @@ def build_views(store: GraphStore, repo: str, *, paths: Iterable[str] | None = N
         if o.kind in DEFINITION_KINDS:
             by_path[o.path].append(o)
     wanted = set(paths) if paths is not None else {o.path for o in objects if o.kind == "file"}
+    windowed = {o.path for o in objects if o.kind == "file" and _windowed_text(o.language)}
     line_cache: dict[str, list[str]] = {}
 
     def lines_of(path: str) -> list[str]:
@@ -145,7 +159,8 @@ def build_views(store: GraphStore, repo: str, *, paths: Iterable[str] | None = N
         defs = by_path.get(path, [])
         for obj in defs:
             views.extend(object_views(obj, lines, config))
-        views.extend(window_views(repo, path, lines, defs, file_id(repo, path), config))
+        views.extend(window_views(repo, path, lines, defs, file_id(repo, path), config,
+                                  "text" if path in windowed else "window"))
 
     calls: list[Edge] = store.find_edges(repo=repo, kind="CALLS")
     tests: list[Edge] = store.find_edges(repo=repo, kind="TESTS")
