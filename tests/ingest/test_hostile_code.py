@@ -47,6 +47,8 @@ NESTED: dict[str, tuple[str, Callable[[int], str]]] = {
     "kotlin": ("App.kt", lambda n: "fun outer() {\n" + "".join(f"g{i} {{\n" for i in range(n)) + "}\n" * n + "}\n"),
     "elixir": ("app.ex", lambda n: "defmodule M do\n  def outer do\n" + "".join(
         f"g{i}(fn ->\n" for i in range(n)) + "end)\n" * n + "end\nend\n"),
+    "zig": ("app.zig", lambda n: "fn outer() void {\n_ = " + "".join(f"g{i}(\n" for i in range(n)) + "0"
+            + ")\n" * n + ";\n}\n"),
     "python": ("app.py", lambda n: "def outer():\n    return g0(\n" + "".join(
         f"        lambda: g{i}(\n" for i in range(1, n)) + "0" + ")" * n + "\n"),
 }
@@ -173,6 +175,7 @@ def test_objects_piled_on_long_lines_are_skipped(tmp_path):
     ("bash", "deep.sh", lambda n: "".join(f"f{i}() {{\n" for i in range(n)) + ":\n" + "}\n" * n),
     ("kotlin", "Deep.kt", lambda n: "".join(f"class C{i} {{\n" for i in range(n)) + "}\n" * n),
     ("elixir", "deep.ex", lambda n: "".join(f"defmodule M{i} do\n" for i in range(n)) + "end\n" * n),
+    ("zig", "deep.zig", lambda n: "".join(f"const S{i} = struct {{\n" for i in range(n)) + "};\n" * n),
     ("rust", "src/deep.rs", lambda n: "".join(f"mod m{i} {{ use super::x{i};\n" for i in range(n))
      + "fn f() {}\n" + "}\n" * n),
 ])

@@ -323,6 +323,70 @@ GOLDEN: dict[str, dict] = {
             ('lib/shop/cart.ex:Shop.Cart.describe', 'CALLS', 'cart.hook.', 'dynamic-receiver'),
         },
     },
+    "zig_basic": {
+        "broken": ['src/broken.zig'],
+        "objects": {
+            ('class', 'src/cart.zig:Cart'),
+            ('class', 'src/util.zig:Range'),
+            ('enum', 'src/cart.zig:Kind'),
+            ('enum', 'src/util.zig:Failure'),
+            ('file', 'src/broken.zig'),
+            ('file', 'src/cart.zig'),
+            ('file', 'src/main.zig'),
+            ('file', 'src/util.zig'),
+            ('function', 'src/broken.zig:fine'),
+            ('function', 'src/main.zig:main'),
+            ('function', 'src/main.zig:report'),
+            ('function', 'src/util.zig:clamp'),
+            ('method', 'src/cart.zig:Cart.init'),
+            ('method', 'src/cart.zig:Cart.sum'),
+            ('method', 'src/cart.zig:Cart.total'),
+            ('method', 'src/cart.zig:Cart.zero'),
+            ('method', 'src/util.zig:Range.width'),
+            ('test', 'src/cart.zig:total sums the items'),
+            ('test', 'src/util.zig:test clamp'),
+        },
+        "CONTAINS": {
+            ('src/broken.zig', 'src/broken.zig:fine'),
+            ('src/cart.zig', 'src/cart.zig:Cart'),
+            ('src/cart.zig', 'src/cart.zig:Kind'),
+            ('src/cart.zig', 'src/cart.zig:total sums the items'),
+            ('src/cart.zig:Cart', 'src/cart.zig:Cart.init'),
+            ('src/cart.zig:Cart', 'src/cart.zig:Cart.sum'),
+            ('src/cart.zig:Cart', 'src/cart.zig:Cart.total'),
+            ('src/cart.zig:Cart', 'src/cart.zig:Cart.zero'),
+            ('src/main.zig', 'src/main.zig:main'),
+            ('src/main.zig', 'src/main.zig:report'),
+            ('src/util.zig', 'src/util.zig:Failure'),
+            ('src/util.zig', 'src/util.zig:Range'),
+            ('src/util.zig', 'src/util.zig:clamp'),
+            ('src/util.zig', 'src/util.zig:test clamp'),
+            ('src/util.zig:Range', 'src/util.zig:Range.width'),
+        },
+        "IMPORTS": {
+            ('src/cart.zig', 'src/util.zig'),
+            ('src/main.zig', 'src/cart.zig'),
+            ('src/main.zig', 'src/util.zig'),
+        },
+        "CALLS": {
+            ('src/cart.zig:Cart.total', 'src/cart.zig:Cart.sum'),
+            ('src/cart.zig:Cart.total', 'src/cart.zig:Cart.zero'),
+            ('src/cart.zig:Cart.total', 'src/util.zig:clamp'),
+            ('src/cart.zig:total sums the items', 'src/cart.zig:Cart.init'),
+            ('src/main.zig:main', 'src/cart.zig:Cart.init'),
+            ('src/main.zig:main', 'src/main.zig:report'),
+            ('src/main.zig:main', 'src/util.zig:Range.width'),
+            ('src/main.zig:main', 'src/util.zig:clamp'),
+            ('src/util.zig:test clamp', 'src/util.zig:clamp'),
+        },
+        "unresolved": {
+            ('src/cart.zig:Cart.sum', 'CALLS', 'self.discount', 'unknown-attribute'),
+            ('src/cart.zig:total sums the items', 'CALLS', 'c.total', 'dynamic-receiver'),
+            ('src/main.zig', 'IMPORTS', 'gone.zig', 'missing-module'),
+            ('src/main.zig:main', 'CALLS', 'cart.total', 'dynamic-receiver'),
+            ('src/main.zig:report', 'CALLS', 'undefinedHelper', 'unknown-name'),
+        },
+    },
 }
 
 
@@ -494,3 +558,18 @@ def test_elixir_test_blocks_are_tests_only_in_test_files():
 
 def test_elixir_keywords_are_not_search_tokens():
     assert code_tokens("defmodule Cart do defp total fn end") == ["cart", "total"]
+
+
+def test_zig_containers_docs_and_this():
+    facts = _facts("src/cart.zig", (FIXTURES / "zig_basic/src/cart.zig").read_text())
+    objs = _by_qualname(facts)
+    assert objs["Cart"].docstring == "A cart of prices in cents." and objs["Cart"].signature == "pub const Cart = struct"
+    assert objs["Cart.total"].kind == "method" and objs["Cart.total"].docstring == "The sum of the items, clamped."
+    assert objs["Kind"].signature == "pub const Kind = enum"
+    assert facts.data.this == {"Self": "Cart"}
+    imports = [(r.name, r.data.alias, r.data.member) for r in facts.refs if r.kind == "import"]
+    assert imports == [("util.zig", "util", None), ("std", "std", None)]
+
+
+def test_zig_keywords_are_not_search_tokens():
+    assert code_tokens("pub fn total() comptime errdefer orelse") == ["total"]

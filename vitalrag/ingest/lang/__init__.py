@@ -88,6 +88,7 @@ _ALL: tuple[Language, ...] = (
     more_descriptions.LUA,
     more_descriptions.BASH,
     more_descriptions.ELIXIR,
+    more_descriptions.ZIG,
 )
 #: every language, by name
 REGISTRY: dict[str, Language] = {language.name: language for language in _ALL}

@@ -23,3 +23,4 @@ RUBY = TagsLanguage("ruby", "ruby", (".rb", ".rake"), "ruby", _grammar("tree_sit
 LUA = TagsLanguage("lua", "lua", (".lua",), "lua", _grammar("tree_sitter_lua"), _rules("lua"))
 BASH = TagsLanguage("bash", "bash", (".sh", ".bash", ".bats"), "bash", _grammar("tree_sitter_bash"), _rules("bash"))
 ELIXIR = TagsLanguage("elixir", "elixir", (".ex", ".exs"), "elixir", _grammar("tree_sitter_elixir"), _rules("elixir"))
+ZIG = TagsLanguage("zig", "zig", (".zig",), "zig", _grammar("tree_sitter_zig"), _rules("zig"))
