@@ -176,6 +176,8 @@ def test_objects_piled_on_long_lines_are_skipped(tmp_path):
     ("kotlin", "Deep.kt", lambda n: "".join(f"class C{i} {{\n" for i in range(n)) + "}\n" * n),
     ("elixir", "deep.ex", lambda n: "".join(f"defmodule M{i} do\n" for i in range(n)) + "end\n" * n),
     ("zig", "deep.zig", lambda n: "".join(f"const S{i} = struct {{\n" for i in range(n)) + "};\n" * n),
+    ("haskell", "Deep.hs", lambda n: "".join(f"{' ' * (2 * i)}f{i} = 1\n{' ' * (2 * i)} where\n" for i in range(n))
+     + " " * (2 * n) + "z = 1\n"),
     ("rust", "src/deep.rs", lambda n: "".join(f"mod m{i} {{ use super::x{i};\n" for i in range(n))
      + "fn f() {}\n" + "}\n" * n),
 ])

@@ -387,6 +387,76 @@ GOLDEN: dict[str, dict] = {
             ('src/main.zig:report', 'CALLS', 'undefinedHelper', 'unknown-name'),
         },
     },
+    "haskell_basic": {
+        "broken": ['src/Shop/Broken.hs'],
+        "objects": {
+            ('class', 'src/Shop/Cart.hs:Cart'),
+            ('class', 'src/Shop/Cart.hs:Cents'),
+            ('class', 'src/Shop/Cart.hs:Items'),
+            ('file', 'src/Shop/Broken.hs'),
+            ('file', 'src/Shop/Cart.hs'),
+            ('file', 'src/Shop/Pricing.hs'),
+            ('file', 'src/Shop/Util.hs'),
+            ('file', 'test/CartSpec.hs'),
+            ('function', 'src/Shop/Broken.hs:fine'),
+            ('function', 'src/Shop/Cart.hs:helper'),
+            ('function', 'src/Shop/Cart.hs:helper.go'),
+            ('function', 'src/Shop/Cart.hs:instance Priced Cart.price'),
+            ('function', 'src/Shop/Cart.hs:total'),
+            ('function', 'src/Shop/Pricing.hs:apply'),
+            ('function', 'src/Shop/Pricing.hs:rate'),
+            ('function', 'src/Shop/Pricing.hs:unused'),
+            ('function', 'src/Shop/Util.hs:clamp'),
+            ('function', 'src/Shop/Util.hs:within'),
+            ('function', 'test/CartSpec.hs:spec'),
+            ('interface', 'src/Shop/Cart.hs:Priced'),
+            ('method', 'src/Shop/Cart.hs:Priced.discount'),
+            ('method', 'src/Shop/Cart.hs:Priced.price'),
+            ('test', 'test/CartSpec.hs:spec.Cart.prices through the rate'),
+            ('test', 'test/CartSpec.hs:spec.Cart.totals the items'),
+        },
+        "CONTAINS": {
+            ('src/Shop/Broken.hs', 'src/Shop/Broken.hs:fine'),
+            ('src/Shop/Cart.hs', 'src/Shop/Cart.hs:Cart'),
+            ('src/Shop/Cart.hs', 'src/Shop/Cart.hs:Cents'),
+            ('src/Shop/Cart.hs', 'src/Shop/Cart.hs:Items'),
+            ('src/Shop/Cart.hs', 'src/Shop/Cart.hs:Priced'),
+            ('src/Shop/Cart.hs', 'src/Shop/Cart.hs:helper'),
+            ('src/Shop/Cart.hs', 'src/Shop/Cart.hs:instance Priced Cart.price'),
+            ('src/Shop/Cart.hs', 'src/Shop/Cart.hs:total'),
+            ('src/Shop/Cart.hs:Priced', 'src/Shop/Cart.hs:Priced.discount'),
+            ('src/Shop/Cart.hs:Priced', 'src/Shop/Cart.hs:Priced.price'),
+            ('src/Shop/Cart.hs:helper', 'src/Shop/Cart.hs:helper.go'),
+            ('src/Shop/Pricing.hs', 'src/Shop/Pricing.hs:apply'),
+            ('src/Shop/Pricing.hs', 'src/Shop/Pricing.hs:rate'),
+            ('src/Shop/Pricing.hs', 'src/Shop/Pricing.hs:unused'),
+            ('src/Shop/Util.hs', 'src/Shop/Util.hs:clamp'),
+            ('src/Shop/Util.hs', 'src/Shop/Util.hs:within'),
+            ('test/CartSpec.hs', 'test/CartSpec.hs:spec'),
+            ('test/CartSpec.hs:spec', 'test/CartSpec.hs:spec.Cart.prices through the rate'),
+            ('test/CartSpec.hs:spec', 'test/CartSpec.hs:spec.Cart.totals the items'),
+        },
+        "IMPORTS": {
+            ('src/Shop/Cart.hs', 'src/Shop/Pricing.hs'),
+            ('src/Shop/Cart.hs', 'src/Shop/Util.hs'),
+            ('test/CartSpec.hs', 'src/Shop/Cart.hs'),
+            ('test/CartSpec.hs', 'src/Shop/Pricing.hs'),
+        },
+        "CALLS": {
+            ('src/Shop/Cart.hs:instance Priced Cart.price', 'src/Shop/Cart.hs:total'),
+            ('src/Shop/Cart.hs:total', 'src/Shop/Cart.hs:helper'),
+            ('src/Shop/Cart.hs:total', 'src/Shop/Util.hs:clamp'),
+            ('src/Shop/Util.hs:within', 'src/Shop/Util.hs:clamp'),
+            ('test/CartSpec.hs:spec.Cart.prices through the rate', 'src/Shop/Pricing.hs:apply'),
+            ('test/CartSpec.hs:spec.Cart.totals the items', 'src/Shop/Cart.hs:total'),
+        },
+        "unresolved": {
+            ('src/Shop/Broken.hs', 'CALLS', 'broken', 'unknown-name'),
+            ('src/Shop/Cart.hs:total', 'CALLS', 'items', 'unknown-name'),
+            ('src/Shop/Util.hs:within', 'CALLS', 'check', 'unknown-name'),
+            ('test/CartSpec.hs:spec.Cart.prices through the rate', 'CALLS', 'P.missing', 'unknown-attribute'),
+        },
+    },
 }
 
 
@@ -573,3 +643,35 @@ def test_zig_containers_docs_and_this():
 
 def test_zig_keywords_are_not_search_tokens():
     assert code_tokens("pub fn total() comptime errdefer orelse") == ["total"]
+
+
+def test_haskell_equations_signatures_and_docs():
+    facts = _facts("src/Shop/Pricing.hs", (FIXTURES / "haskell_basic/src/Shop/Pricing.hs").read_text())
+    objs = _by_qualname(facts)
+    assert "apply#2" not in objs  # two equations, one object, from its type signature on
+    assert (objs["apply"].start_line, objs["apply"].end_line) == (8, 10)
+    assert objs["apply"].signature == "apply :: Int -> Int" and objs["apply"].docstring == "The price of an amount."
+    assert facts.namespace == "Shop.Pricing"
+    cart = _by_qualname(_facts("src/Shop/Cart.hs", (FIXTURES / "haskell_basic/src/Shop/Cart.hs").read_text()))
+    assert cart["Priced"].kind == "interface" and cart["Priced.discount"].kind == "method"
+    assert (cart["Priced.discount"].start_line, cart["Priced.discount"].end_line) == (22, 23)
+    assert cart["instance Priced Cart.price"].kind == "function" and cart["helper.go"].kind == "function"
+
+
+def test_haskell_deeply_nested_lambdas_stay_bounded():
+    """The grammar's layout scanner gives up past some hundreds of nested
+    lambdas: the file is then indexed as recovered, quickly, never stalled."""
+    import time
+
+    def nested(n: int) -> str:
+        return "outer =\n" + "".join(f"  g{i} (\\x ->\n" for i in range(n)) + "  0" + ")" * n + "\n"
+
+    facts = _facts("app.hs", nested(100))
+    assert sorted(r.name for r in facts.refs if r.kind == "call") == sorted(f"g{i}" for i in range(100))
+    started = time.perf_counter()
+    deep = _facts("app.hs", nested(1000))
+    assert time.perf_counter() - started < 8 and deep.problems
+
+
+def test_haskell_keywords_are_not_search_tokens():
+    assert code_tokens("newtype Cents deriving qualified") == ["cents"]

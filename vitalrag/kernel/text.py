@@ -48,6 +48,7 @@ _LUA = """elseif end local nil then"""
 _BASH = """elif esac fi"""
 _ELIXIR = """defmodule defp defmacro defmacrop defstruct defprotocol defimpl fn"""
 _ZIG = """pub comptime errdefer orelse usingnamespace anytype"""
+_HASKELL = """deriving newtype qualified infixl infixr"""
 _CPP = """alignas alignof char8_t char16_t char32_t co_await co_return co_yield consteval constexpr
 constinit const_cast decltype dynamic_cast noexcept nullptr reinterpret_cast static_assert
 static_cast thread_local typeid typename virtual wchar_t"""
@@ -55,7 +56,7 @@ _KOTLIN = """fun val var companion typealias vararg noinline crossinline reified
 
 #: reserved words of Python, Java, JavaScript/TypeScript, Go, Rust, C#, C/C++ (casefolded)
 KEYWORDS: frozenset[str] = frozenset(
-    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP, _RUBY, _LUA, _BASH, _ELIXIR, _ZIG, _CPP, _KOTLIN)
+    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP, _RUBY, _LUA, _BASH, _ELIXIR, _ZIG, _HASKELL, _CPP, _KOTLIN)
     for w in block.split()
 )
 

@@ -89,6 +89,7 @@ _ALL: tuple[Language, ...] = (
     more_descriptions.BASH,
     more_descriptions.ELIXIR,
     more_descriptions.ZIG,
+    more_descriptions.HASKELL,
 )
 #: every language, by name
 REGISTRY: dict[str, Language] = {language.name: language for language in _ALL}

@@ -24,3 +24,4 @@ LUA = TagsLanguage("lua", "lua", (".lua",), "lua", _grammar("tree_sitter_lua"), 
 BASH = TagsLanguage("bash", "bash", (".sh", ".bash", ".bats"), "bash", _grammar("tree_sitter_bash"), _rules("bash"))
 ELIXIR = TagsLanguage("elixir", "elixir", (".ex", ".exs"), "elixir", _grammar("tree_sitter_elixir"), _rules("elixir"))
 ZIG = TagsLanguage("zig", "zig", (".zig",), "zig", _grammar("tree_sitter_zig"), _rules("zig"))
+HASKELL = TagsLanguage("haskell", "haskell", (".hs",), "haskell", _grammar("tree_sitter_haskell"), _rules("haskell"))
