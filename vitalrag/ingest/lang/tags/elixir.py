@@ -178,8 +178,8 @@ def _annotate(root: Node, facts: FileFacts[ElixirFacts]) -> ElixirFacts:
         if node.type == "unary_operator":
             operand = node.child_by_field_name("operand")
             target = operand.child_by_field_name("target") if operand is not None else None
-            if target is not None and text(target) in ("doc", "moduledoc"):
-                strings = [s for s in descendants(operand, frozenset({"quoted_content"}))]
+            if operand is not None and target is not None and text(target) in ("doc", "moduledoc"):
+                strings = list(descendants(operand, frozenset({"quoted_content"})))
                 if strings:
                     docs.append((start_line(node), end_line(node), text(target), text(strings[0]).strip()))
             continue

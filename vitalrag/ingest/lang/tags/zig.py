@@ -239,8 +239,8 @@ def _resolve_call(f: FileFacts[ZigFacts], ref: RawRef, index: ObjectIndex[ZigFac
     else:  # a container of this file, seen from the caller's
         scopes = container.split(".") if container else []
         quals = [".".join([*scopes[:i], head]) for i in range(len(scopes), -1, -1)]
-        qual = next((q for q in quals if any(o.kind in TYPE_KINDS for o in by_qualname.get(q, []))), None)
-        scope = _Scope(f, qual) if qual is not None else None
+        owner = next((q for q in quals if any(o.kind in TYPE_KINDS for o in by_qualname.get(q, []))), None)
+        scope = _Scope(f, owner) if owner is not None else None
     if scope is None:  # a value: its type is not known
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
         return
