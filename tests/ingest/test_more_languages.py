@@ -264,6 +264,95 @@ GOLDEN: dict[str, dict] = {
         ('src/test/kotlin/shop/CartTest.kt:CartTest.addsItems', 'CALLS', 'cart.price', 'dynamic-receiver'),
     },
     },
+    "scala_basic": {
+        "broken": 'src/main/scala/shop/Broken.scala',
+        "objects": {
+            ('class', 'src/main/scala/shop/Broken.scala:Half'),
+            ('class', 'src/main/scala/shop/Cart.scala:Cart'),
+            ('class', 'src/main/scala/shop/Cart.scala:Carts'),
+            ('class', 'src/main/scala/shop/util/Money.scala:Money'),
+            ('class', 'src/test/scala/shop/CartSpec.scala:CartSpec'),
+            ('class', 'src/test/scala/shop/CartSuite.scala:CartSuite'),
+            ('enum', 'src/main/scala/shop/Cart.scala:Status'),
+            ('file', 'src/main/scala/shop/Broken.scala'),
+            ('file', 'src/main/scala/shop/Cart.scala'),
+            ('file', 'src/main/scala/shop/util/Money.scala'),
+            ('file', 'src/test/scala/shop/CartSpec.scala'),
+            ('file', 'src/test/scala/shop/CartSuite.scala'),
+            ('function', 'src/main/scala/shop/Cart.scala:Cart.describe'),
+            ('function', 'src/main/scala/shop/Cart.scala:total'),
+            ('function', 'src/main/scala/shop/util/Money.scala:format'),
+            ('interface', 'src/main/scala/shop/Cart.scala:Priced'),
+            ('method', 'src/main/scala/shop/Broken.scala:Half.bad'),
+            ('method', 'src/main/scala/shop/Broken.scala:Half.fine'),
+            ('method', 'src/main/scala/shop/Cart.scala:Cart.add'),
+            ('method', 'src/main/scala/shop/Cart.scala:Cart.count'),
+            ('method', 'src/main/scala/shop/Cart.scala:Cart.empty'),
+            ('method', 'src/main/scala/shop/Cart.scala:Cart.label'),
+            ('method', 'src/main/scala/shop/Cart.scala:Cart.price'),
+            ('method', 'src/main/scala/shop/Cart.scala:Priced.price'),
+            ('method', 'src/main/scala/shop/util/Money.scala:Money.of'),
+            ('method', 'src/test/scala/shop/CartSuite.scala:CartSuite.filled'),
+            ('test', 'src/test/scala/shop/CartSpec.scala:CartSpec.A cart.empty.cost nothing'),
+            ('test', 'src/test/scala/shop/CartSuite.scala:CartSuite.adds items'),
+        },
+        "CONTAINS": {
+            ('fx', 'src/main/scala/shop/Broken.scala'),
+            ('fx', 'src/main/scala/shop/Cart.scala'),
+            ('fx', 'src/main/scala/shop/util/Money.scala'),
+            ('fx', 'src/test/scala/shop/CartSpec.scala'),
+            ('fx', 'src/test/scala/shop/CartSuite.scala'),
+            ('src/main/scala/shop/Broken.scala', 'src/main/scala/shop/Broken.scala:Half'),
+            ('src/main/scala/shop/Broken.scala:Half', 'src/main/scala/shop/Broken.scala:Half.bad'),
+            ('src/main/scala/shop/Broken.scala:Half', 'src/main/scala/shop/Broken.scala:Half.fine'),
+            ('src/main/scala/shop/Cart.scala', 'src/main/scala/shop/Cart.scala:Cart'),
+            ('src/main/scala/shop/Cart.scala', 'src/main/scala/shop/Cart.scala:Carts'),
+            ('src/main/scala/shop/Cart.scala', 'src/main/scala/shop/Cart.scala:Priced'),
+            ('src/main/scala/shop/Cart.scala', 'src/main/scala/shop/Cart.scala:Status'),
+            ('src/main/scala/shop/Cart.scala', 'src/main/scala/shop/Cart.scala:total'),
+            ('src/main/scala/shop/Cart.scala:Cart', 'src/main/scala/shop/Cart.scala:Cart.add'),
+            ('src/main/scala/shop/Cart.scala:Cart', 'src/main/scala/shop/Cart.scala:Cart.count'),
+            ('src/main/scala/shop/Cart.scala:Cart', 'src/main/scala/shop/Cart.scala:Cart.describe'),
+            ('src/main/scala/shop/Cart.scala:Cart', 'src/main/scala/shop/Cart.scala:Cart.empty'),
+            ('src/main/scala/shop/Cart.scala:Cart', 'src/main/scala/shop/Cart.scala:Cart.label'),
+            ('src/main/scala/shop/Cart.scala:Cart', 'src/main/scala/shop/Cart.scala:Cart.price'),
+            ('src/main/scala/shop/Cart.scala:Priced', 'src/main/scala/shop/Cart.scala:Priced.price'),
+            ('src/main/scala/shop/util/Money.scala', 'src/main/scala/shop/util/Money.scala:Money'),
+            ('src/main/scala/shop/util/Money.scala', 'src/main/scala/shop/util/Money.scala:format'),
+            ('src/main/scala/shop/util/Money.scala:Money', 'src/main/scala/shop/util/Money.scala:Money.of'),
+            ('src/test/scala/shop/CartSpec.scala', 'src/test/scala/shop/CartSpec.scala:CartSpec'),
+            ('src/test/scala/shop/CartSpec.scala:CartSpec', 'src/test/scala/shop/CartSpec.scala:CartSpec.A cart.empty.cost nothing'),
+            ('src/test/scala/shop/CartSuite.scala', 'src/test/scala/shop/CartSuite.scala:CartSuite'),
+            ('src/test/scala/shop/CartSuite.scala:CartSuite', 'src/test/scala/shop/CartSuite.scala:CartSuite.adds items'),
+            ('src/test/scala/shop/CartSuite.scala:CartSuite', 'src/test/scala/shop/CartSuite.scala:CartSuite.filled'),
+        },
+        "IMPORTS": {
+            ('src/main/scala/shop/Cart.scala', 'src/main/scala/shop/util/Money.scala:Money'),
+            ('src/main/scala/shop/Cart.scala', 'src/main/scala/shop/util/Money.scala:format'),
+            ('src/test/scala/shop/CartSuite.scala', 'src/main/scala/shop/util/Money.scala'),
+        },
+        "CALLS": {
+            ('src/main/scala/shop/Cart.scala:Cart.add', 'src/main/scala/shop/Cart.scala:Cart'),
+            ('src/main/scala/shop/Cart.scala:Cart.empty', 'src/main/scala/shop/Cart.scala:Cart'),
+            ('src/main/scala/shop/Cart.scala:Cart.label', 'src/main/scala/shop/Cart.scala:Cart.count'),
+            ('src/main/scala/shop/Cart.scala:Cart.label', 'src/main/scala/shop/Cart.scala:total'),
+            ('src/main/scala/shop/Cart.scala:Cart.label', 'src/main/scala/shop/util/Money.scala:Money.of'),
+            ('src/main/scala/shop/Cart.scala:Cart.label', 'src/main/scala/shop/util/Money.scala:format'),
+            ('src/main/scala/shop/util/Money.scala:Money.of', 'src/main/scala/shop/util/Money.scala:Money'),
+            ('src/test/scala/shop/CartSpec.scala:CartSpec.A cart.empty.cost nothing', 'src/main/scala/shop/Cart.scala:Cart.empty'),
+            ('src/test/scala/shop/CartSpec.scala:CartSpec.A cart.empty.cost nothing', 'src/main/scala/shop/Cart.scala:total'),
+            ('src/test/scala/shop/CartSuite.scala:CartSuite.adds items', 'src/main/scala/shop/Cart.scala:Cart.empty'),
+            ('src/test/scala/shop/CartSuite.scala:CartSuite.adds items', 'src/main/scala/shop/util/Money.scala:Money.of'),
+            ('src/test/scala/shop/CartSuite.scala:CartSuite.adds items', 'src/main/scala/shop/util/Money.scala:format'),
+            ('src/test/scala/shop/CartSuite.scala:CartSuite.filled', 'src/main/scala/shop/Cart.scala:Cart'),
+        },
+        "unresolved": {
+            ('src/main/scala/shop/Cart.scala', 'IMPORTS', 'shop.missing.Gone', 'missing-module'),
+            ('src/main/scala/shop/Cart.scala:Cart.describe', 'CALLS', 'c.label', 'dynamic-receiver'),
+            ('src/main/scala/shop/Cart.scala:total', 'CALLS', 'carts.map', 'dynamic-receiver'),
+            ('src/test/scala/shop/CartSuite.scala:CartSuite.adds items', 'CALLS', 'Cart.empty().add', 'dynamic-receiver'),
+        },
+    },
 }
 
 
@@ -417,3 +506,25 @@ def test_kotlin_kinds_companions_extensions_and_tests():
     assert facts.namespace == "shop"
     test = _facts("T.kt", "class T {\n    @Test\n    fun works() {}\n    fun plain() {}\n}\n")
     assert {o.name: o.kind for o in test.objects} == {"T": "class", "works": "test", "plain": "method"}
+
+
+def test_scala_companions_extensions_and_test_blocks():
+    facts = _facts("src/main/scala/shop/Cart.scala",
+                   (FIXTURES / "scala_basic/src/main/scala/shop/Cart.scala").read_text())
+    objs = _by_qualname(facts)
+    assert {q: o.kind for q, o in objs.items() if q in ("Priced", "Status", "Carts", "Cart.empty")} == {
+        "Priced": "interface", "Status": "enum", "Carts": "class", "Cart.empty": "method"}
+    assert facts.parents[objs["Cart.empty"].id] == objs["Cart"].id  # the companion object's def
+    assert facts.parents[objs["Cart.describe"].id] == objs["Cart"].id  # an extension of Cart
+    assert objs["Cart"].docstring == "A shopping cart." and objs["Cart.add"].signature == "def add(cents: Long): Cart"
+    assert facts.namespace == "shop"
+    spec = 'class S extends AnyFlatSpec {\n  "A cart" should "add" in { go() }\n  it should "sum" in {}\n}\n'
+    assert {o.qualname: o.kind for o in _facts("src/test/scala/S.scala", spec).objects} == {
+        "S": "class", "S.A cart should add": "test", "S.it should sum": "test"}
+    assert {o.qualname for o in _facts("src/main/scala/S.scala", spec).objects} == {"S"}  # not a test file
+    junit = _facts("T.scala", "class T {\n  @Test def works(): Unit = ()\n  def plain(): Unit = ()\n}\n")
+    assert {o.name: o.kind for o in junit.objects} == {"T": "class", "works": "test", "plain": "method"}
+    imports = _facts("A.scala", "package a\npackage b\nimport x.y.{C, D => E, F => _}\nimport z.{given, *}\n")
+    assert imports.namespace == "a.b"
+    assert [(r.name, r.data.alias, r.data.whole) for r in imports.refs] == [
+        ("x.y.C", None, False), ("x.y.D", "E", False), ("z", None, True)]

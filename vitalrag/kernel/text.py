@@ -53,10 +53,11 @@ _CPP = """alignas alignof char8_t char16_t char32_t co_await co_return co_yield 
 constinit const_cast decltype dynamic_cast noexcept nullptr reinterpret_cast static_assert
 static_cast thread_local typeid typename virtual wchar_t"""
 _KOTLIN = """fun val var companion typealias vararg noinline crossinline reified tailrec lateinit"""
+_SCALA = """def val var implicit sealed forSome"""
 
 #: reserved words of Python, Java, JavaScript/TypeScript, Go, Rust, C#, C/C++ (casefolded)
 KEYWORDS: frozenset[str] = frozenset(
-    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP, _RUBY, _LUA, _BASH, _ELIXIR, _ZIG, _HASKELL, _CPP, _KOTLIN)
+    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP, _RUBY, _LUA, _BASH, _ELIXIR, _ZIG, _HASKELL, _CPP, _KOTLIN, _SCALA)
     for w in block.split()
 )
 

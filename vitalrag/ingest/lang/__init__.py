@@ -84,6 +84,7 @@ _ALL: tuple[Language, ...] = (
     descriptions.C,
     descriptions.CPP,
     descriptions.KOTLIN,
+    descriptions.SCALA,
     more_descriptions.RUBY,
     more_descriptions.LUA,
     more_descriptions.BASH,

@@ -42,3 +42,5 @@ CPP = TagsLanguage("cpp", "c", (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".
                                 ".tpp", ".tcc"), "cpp", lambda: _grammar("tree_sitter_cpp"), lambda: _rules("cpp"))
 KOTLIN = TagsLanguage("kotlin", "kotlin", (".kt", ".kts"), "kotlin", lambda: _grammar("tree_sitter_kotlin"),
                       lambda: _rules("kotlin"))
+SCALA = TagsLanguage("scala", "scala", (".scala", ".sc"), "scala", lambda: _grammar("tree_sitter_scala"),
+                     lambda: _rules("scala"))
