@@ -51,6 +51,7 @@ NESTED: dict[str, tuple[str, Callable[[int], str]]] = {
             + ")\n" * n + ";\n}\n"),
     "scala": ("App.scala", lambda n: "object O {\n  def outer(): Unit = {\n" + "".join(
         f"g{i} {{ () =>\n" for i in range(n)) + "}\n" * n + "}\n}\n"),
+    "swift": ("App.swift", lambda n: "func outer() {\n" + "".join(f"g{i} {{\n" for i in range(n)) + "}\n" * n + "}\n"),
     "python": ("app.py", lambda n: "def outer():\n    return g0(\n" + "".join(
         f"        lambda: g{i}(\n" for i in range(1, n)) + "0" + ")" * n + "\n"),
 }
@@ -181,6 +182,7 @@ def test_objects_piled_on_long_lines_are_skipped(tmp_path):
     ("haskell", "Deep.hs", lambda n: "".join(f"{' ' * (2 * i)}f{i} = 1\n{' ' * (2 * i)} where\n" for i in range(n))
      + " " * (2 * n) + "z = 1\n"),
     ("scala", "Deep.scala", lambda n: "".join(f"object O{i} {{\n" for i in range(n)) + "}\n" * n),
+    ("swift", "Deep.swift", lambda n: "".join(f"struct S{i} {{\n" for i in range(n)) + "}\n" * n),
     ("rust", "src/deep.rs", lambda n: "".join(f"mod m{i} {{ use super::x{i};\n" for i in range(n))
      + "fn f() {}\n" + "}\n" * n),
 ])

@@ -353,6 +353,119 @@ GOLDEN: dict[str, dict] = {
             ('src/test/scala/shop/CartSuite.scala:CartSuite.adds items', 'CALLS', 'Cart.empty().add', 'dynamic-receiver'),
         },
     },
+    "swift_basic": {
+        "broken": 'Sources/Shop/Broken.swift',
+        "objects": {
+            ('class', 'Sources/Pricing/Money.swift:Money'),
+            ('class', 'Sources/Shop/Broken.swift:Half'),
+            ('class', 'Sources/Shop/Cart+Describe.swift:Cart'),
+            ('class', 'Sources/Shop/Cart.swift:Cart'),
+            ('class', 'Sources/Shop/Cart.swift:Carts'),
+            ('class', 'Sources/Shop/Cart.swift:Item'),
+            ('class', 'Tests/ShopTests/CartTests.swift:CartTests'),
+            ('enum', 'Sources/Shop/Cart.swift:Status'),
+            ('file', 'Sources/Pricing/Money.swift'),
+            ('file', 'Sources/Shop/Broken.swift'),
+            ('file', 'Sources/Shop/Cart+Describe.swift'),
+            ('file', 'Sources/Shop/Cart.swift'),
+            ('file', 'Tests/ShopTests/CartTests.swift'),
+            ('file', 'Tests/ShopTests/TotalTests.swift'),
+            ('function', 'Sources/Pricing/Money.swift:format'),
+            ('function', 'Sources/Shop/Cart.swift:total'),
+            ('interface', 'Sources/Shop/Cart.swift:Priced'),
+            ('method', 'Sources/Pricing/Money.swift:Money.of'),
+            ('method', 'Sources/Shop/Broken.swift:Half.bad'),
+            ('method', 'Sources/Shop/Broken.swift:Half.fine'),
+            ('method', 'Sources/Shop/Cart+Describe.swift:Cart.describe'),
+            ('method', 'Sources/Shop/Cart+Describe.swift:Cart.description'),
+            ('method', 'Sources/Shop/Cart.swift:Cart.add(_:)'),
+            ('method', 'Sources/Shop/Cart.swift:Cart.add(item:)'),
+            ('method', 'Sources/Shop/Cart.swift:Cart.count'),
+            ('method', 'Sources/Shop/Cart.swift:Cart.empty'),
+            ('method', 'Sources/Shop/Cart.swift:Cart.init'),
+            ('method', 'Sources/Shop/Cart.swift:Cart.label'),
+            ('method', 'Sources/Shop/Cart.swift:Cart.price'),
+            ('method', 'Sources/Shop/Cart.swift:Priced.price'),
+            ('method', 'Tests/ShopTests/CartTests.swift:CartTests.helper'),
+            ('test', 'Tests/ShopTests/CartTests.swift:CartTests.testAddsItems'),
+            ('test', 'Tests/ShopTests/TotalTests.swift:totalOfEmptyCarts'),
+        },
+        "CONTAINS": {
+            ('Sources/Pricing/Money.swift', 'Sources/Pricing/Money.swift:Money'),
+            ('Sources/Pricing/Money.swift', 'Sources/Pricing/Money.swift:format'),
+            ('Sources/Pricing/Money.swift:Money', 'Sources/Pricing/Money.swift:Money.of'),
+            ('Sources/Shop/Broken.swift', 'Sources/Shop/Broken.swift:Half'),
+            ('Sources/Shop/Broken.swift:Half', 'Sources/Shop/Broken.swift:Half.bad'),
+            ('Sources/Shop/Broken.swift:Half', 'Sources/Shop/Broken.swift:Half.fine'),
+            ('Sources/Shop/Cart+Describe.swift', 'Sources/Shop/Cart+Describe.swift:Cart'),
+            ('Sources/Shop/Cart+Describe.swift:Cart', 'Sources/Shop/Cart+Describe.swift:Cart.describe'),
+            ('Sources/Shop/Cart+Describe.swift:Cart', 'Sources/Shop/Cart+Describe.swift:Cart.description'),
+            ('Sources/Shop/Cart.swift', 'Sources/Shop/Cart.swift:Cart'),
+            ('Sources/Shop/Cart.swift', 'Sources/Shop/Cart.swift:Carts'),
+            ('Sources/Shop/Cart.swift', 'Sources/Shop/Cart.swift:Item'),
+            ('Sources/Shop/Cart.swift', 'Sources/Shop/Cart.swift:Priced'),
+            ('Sources/Shop/Cart.swift', 'Sources/Shop/Cart.swift:Status'),
+            ('Sources/Shop/Cart.swift', 'Sources/Shop/Cart.swift:total'),
+            ('Sources/Shop/Cart.swift:Cart', 'Sources/Shop/Cart.swift:Cart.add(_:)'),
+            ('Sources/Shop/Cart.swift:Cart', 'Sources/Shop/Cart.swift:Cart.add(item:)'),
+            ('Sources/Shop/Cart.swift:Cart', 'Sources/Shop/Cart.swift:Cart.count'),
+            ('Sources/Shop/Cart.swift:Cart', 'Sources/Shop/Cart.swift:Cart.empty'),
+            ('Sources/Shop/Cart.swift:Cart', 'Sources/Shop/Cart.swift:Cart.init'),
+            ('Sources/Shop/Cart.swift:Cart', 'Sources/Shop/Cart.swift:Cart.label'),
+            ('Sources/Shop/Cart.swift:Cart', 'Sources/Shop/Cart.swift:Cart.price'),
+            ('Sources/Shop/Cart.swift:Priced', 'Sources/Shop/Cart.swift:Priced.price'),
+            ('Tests/ShopTests/CartTests.swift', 'Tests/ShopTests/CartTests.swift:CartTests'),
+            ('Tests/ShopTests/CartTests.swift:CartTests', 'Tests/ShopTests/CartTests.swift:CartTests.helper'),
+            ('Tests/ShopTests/CartTests.swift:CartTests', 'Tests/ShopTests/CartTests.swift:CartTests.testAddsItems'),
+            ('Tests/ShopTests/TotalTests.swift', 'Tests/ShopTests/TotalTests.swift:totalOfEmptyCarts'),
+            ('fx', 'Sources/Pricing/Money.swift'),
+            ('fx', 'Sources/Shop/Broken.swift'),
+            ('fx', 'Sources/Shop/Cart+Describe.swift'),
+            ('fx', 'Sources/Shop/Cart.swift'),
+            ('fx', 'Tests/ShopTests/CartTests.swift'),
+            ('fx', 'Tests/ShopTests/TotalTests.swift'),
+        },
+        "IMPORTS": {
+            ('Sources/Shop/Cart+Describe.swift', 'Sources/Pricing/Money.swift:Money'),
+            ('Sources/Shop/Cart.swift', 'Sources/Pricing/Money.swift'),
+            ('Tests/ShopTests/CartTests.swift', 'Sources/Pricing/Money.swift'),
+            ('Tests/ShopTests/CartTests.swift', 'Sources/Shop/Broken.swift'),
+            ('Tests/ShopTests/CartTests.swift', 'Sources/Shop/Cart+Describe.swift'),
+            ('Tests/ShopTests/CartTests.swift', 'Sources/Shop/Cart.swift'),
+            ('Tests/ShopTests/TotalTests.swift', 'Sources/Shop/Broken.swift'),
+            ('Tests/ShopTests/TotalTests.swift', 'Sources/Shop/Cart+Describe.swift'),
+            ('Tests/ShopTests/TotalTests.swift', 'Sources/Shop/Cart.swift'),
+        },
+        "CALLS": {
+            ('Sources/Pricing/Money.swift:Money.of', 'Sources/Pricing/Money.swift:Money'),
+            ('Sources/Shop/Cart+Describe.swift:Cart.describe', 'Sources/Pricing/Money.swift:Money.of'),
+            ('Sources/Shop/Cart+Describe.swift:Cart.describe', 'Sources/Shop/Cart.swift:Cart.label'),
+            ('Sources/Shop/Cart+Describe.swift:Cart.describe', 'Sources/Shop/Cart.swift:Cart.price'),
+            ('Sources/Shop/Cart+Describe.swift:Cart.description', 'Sources/Shop/Cart+Describe.swift:Cart.describe'),
+            ('Sources/Shop/Cart.swift:Cart.empty', 'Sources/Shop/Cart.swift:Cart'),
+            ('Sources/Shop/Cart.swift:Cart.label', 'Sources/Pricing/Money.swift:Money.of'),
+            ('Sources/Shop/Cart.swift:Cart.label', 'Sources/Pricing/Money.swift:format'),
+            ('Sources/Shop/Cart.swift:Cart.label', 'Sources/Shop/Cart.swift:Cart.count'),
+            ('Sources/Shop/Cart.swift:Cart.label', 'Sources/Shop/Cart.swift:total'),
+            ('Tests/ShopTests/CartTests.swift:CartTests.helper', 'Sources/Shop/Cart.swift:Cart'),
+            ('Tests/ShopTests/CartTests.swift:CartTests.testAddsItems', 'Sources/Pricing/Money.swift:Money.of'),
+            ('Tests/ShopTests/CartTests.swift:CartTests.testAddsItems', 'Sources/Pricing/Money.swift:format'),
+            ('Tests/ShopTests/CartTests.swift:CartTests.testAddsItems', 'Sources/Shop/Cart.swift:Cart.empty'),
+            ('Tests/ShopTests/TotalTests.swift:totalOfEmptyCarts', 'Sources/Shop/Cart.swift:Cart.empty'),
+            ('Tests/ShopTests/TotalTests.swift:totalOfEmptyCarts', 'Sources/Shop/Cart.swift:total'),
+        },
+        "unresolved": {
+            ('Sources/Shop/Cart+Describe.swift', 'IMPORTS', 'Pricing.Gone', 'missing-module'),
+            ('Sources/Shop/Cart.swift:Cart.add(_:)', 'CALLS', 'items.append', 'dynamic-receiver'),
+            ('Sources/Shop/Cart.swift:Cart.add(item:)', 'CALLS', 'add', 'ambiguous-overload'),
+            ('Sources/Shop/Cart.swift:Cart.price', 'CALLS', 'items.reduce', 'dynamic-receiver'),
+            ('Sources/Shop/Cart.swift:total', 'CALLS', '$0.price', 'dynamic-receiver'),
+            ('Sources/Shop/Cart.swift:total', 'CALLS', 'carts.map', 'dynamic-receiver'),
+            ('Sources/Shop/Cart.swift:total', 'CALLS', 'carts.map { $0.price() }.reduce', 'dynamic-receiver'),
+            ('Tests/ShopTests/CartTests.swift:CartTests.testAddsItems', 'CALLS', 'Cart.empty().add', 'dynamic-receiver'),
+            ('Tests/ShopTests/CartTests.swift:CartTests.testAddsItems', 'CALLS', 'cart.price', 'dynamic-receiver'),
+        },
+    },
 }
 
 
@@ -528,3 +641,27 @@ def test_scala_companions_extensions_and_test_blocks():
     assert imports.namespace == "a.b"
     assert [(r.name, r.data.alias, r.data.whole) for r in imports.refs] == [
         ("x.y.C", None, False), ("x.y.D", "E", False), ("z", None, True)]
+
+
+def test_swift_kinds_extensions_overloads_and_tests():
+    facts = _facts("Sources/Shop/Cart.swift", (FIXTURES / "swift_basic/Sources/Shop/Cart.swift").read_text())
+    objs = _by_qualname(facts)
+    assert {q: o.kind for q, o in objs.items() if q in ("Priced", "Status", "Carts", "Item", "Cart.init")} == {
+        "Priced": "interface", "Status": "enum", "Carts": "class", "Item": "class", "Cart.init": "method"}
+    assert objs["Cart"].docstring == "A shopping cart." and objs["Cart.add(_:)"].signature == "func add(_ cents: Int) -> Cart"
+    assert facts.namespace == "Shop"
+    same = _facts("S.swift", "struct S {}\nextension S {\n  var twice: Int { 2 }\n}\nextension Other {}\n")
+    objs = _by_qualname(same)
+    assert set(objs) == {"S", "S.twice", "Other"}  # an extension of S in S's file adds to S
+    assert same.parents[objs["S.twice"].id] == objs["S"].id and objs["S.twice"].signature == "var twice: Int"
+    assert same.data.extensions == ((objs["Other"].id, "Other"),)
+    tests = _facts("Tests/T/T.swift", "class T: XCTestCase {\n  func testA() {}\n  func testB(x: Int) {}\n}\n"
+                   "@Test(\"named\") func works() {}\n")
+    assert {o.qualname: o.kind for o in tests.objects} == {"T": "class", "T.testA": "test", "T.testB": "method",
+                                                            "works": "test"}
+
+
+def test_swift_calls_behind_operators_are_read():
+    """tree-sitter-swift reads ``x + f(y)`` as ``(x + f)(y)``: the callee is still ``f``."""
+    facts = _facts("a.swift", "func g() -> Int {\n  return 1 + f(2) * h(3)\n}\nfunc h() { !f(1) }\n")
+    assert sorted(r.name for r in facts.refs if r.kind == "call") == ["f", "f", "h"]

@@ -85,6 +85,7 @@ _ALL: tuple[Language, ...] = (
     descriptions.CPP,
     descriptions.KOTLIN,
     descriptions.SCALA,
+    descriptions.SWIFT,
     more_descriptions.RUBY,
     more_descriptions.LUA,
     more_descriptions.BASH,

@@ -44,3 +44,5 @@ KOTLIN = TagsLanguage("kotlin", "kotlin", (".kt", ".kts"), "kotlin", lambda: _gr
                       lambda: _rules("kotlin"))
 SCALA = TagsLanguage("scala", "scala", (".scala", ".sc"), "scala", lambda: _grammar("tree_sitter_scala"),
                      lambda: _rules("scala"))
+SWIFT = TagsLanguage("swift", "swift", (".swift",), "swift", lambda: _grammar("tree_sitter_swift"),
+                     lambda: _rules("swift"))

@@ -19,6 +19,11 @@ A call on any other value is ``dynamic-receiver``; a name the repository
 defines but the file does not see is ``unknown-name``; a name the repository
 never defines is external (the standard library, a dependency).
 
+An extension (Swift's ``extension Cart``) declared away from its type is an
+object of its own whose members are the type's: ``self.f()`` and ``f()`` in it,
+and ``Cart.f()`` anywhere, find them (the type is looked up as the extension's
+file sees it; an extension of a type the repository lacks keeps its members).
+
 Imports: one name links the file to the object; a whole package to every
 file that declares it. A path under a package the repository declares but
 naming nothing there is ``missing-module``; anything else is external.
@@ -38,6 +43,8 @@ class PackagedFacts(Fact):
     """A file's ``FileFacts.data``: the package (namespace, module) it belongs to ("" for none)."""
 
     package: str
+    #: the extensions the file declares: (the extension object's id, the type's name as written)
+    extensions: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +69,8 @@ class Scoping:
     #: an imported package's files link to the importing file (Swift's ``import Module``
     #: names a module, not a package path; its files are found the same way)
     separator: str = "."
+    #: the receiver that is the caller's own object in a call's name (``this.f``, Swift's ``self.f``)
+    self_word: str = "this"
 
 
 class _Packages:
@@ -75,9 +84,10 @@ class _Packages:
             package = f.data.package
             self.files.setdefault(package, []).append(f)
             tops = self.tops.setdefault(package, {})
+            extensions = {oid for oid, _ in f.data.extensions}  # they name no new type
             for o in f.objects:
                 self.names.add(o.name)
-                if f.parents.get(o.id) == f.file.id:
+                if f.parents.get(o.id) == f.file.id and o.id not in extensions:
                     tops.setdefault(o.name, []).append(o)
         self.roots = {p.split(".", 1)[0] for p in self.files if p}
 
@@ -86,6 +96,7 @@ def resolve_packaged(repo: str, facts: list[FileFacts[PackagedFacts]], scoping: 
     res = Resolution()
     index = ObjectIndex(facts)
     packages = _Packages(facts, index)
+    scopes: list[tuple[_Scope, set[str]]] = []
     for f in facts:
         imported: dict[str, list[CodeObject]] = {}
         wholes: list[str] = []
@@ -93,11 +104,32 @@ def resolve_packaged(repo: str, facts: list[FileFacts[PackagedFacts]], scoping: 
         for ref in f.refs:
             if isinstance(ref.data, Imported):
                 _resolve_import(f, ref, ref.data, packages, imported, wholes, outside, res)
-        scope = _Scope(f, index, packages, imported, wholes)
+        scopes.append((_Scope(f, index, packages, imported, wholes), outside))
+    members = _Members(index, scopes)
+    for f, (scope, outside) in zip(facts, scopes):
         for ref in f.refs:
             if ref.kind == "call":
-                _resolve_call(f, ref, index, scope, packages, outside, scoping, res)
+                _resolve_call(f, ref, members, scope, packages, outside, scoping, res)
     return res
+
+
+class _Members:
+    """Members of a type: its own and its extensions' (an extension's are its type's)."""
+
+    def __init__(self, index: ObjectIndex[PackagedFacts], scopes: list[tuple[_Scope, set[str]]]) -> None:
+        self.index = index
+        self.extended: dict[NodeId, NodeId] = {}  # extension -> the type it extends
+        self.family: dict[NodeId, list[NodeId]] = {}  # type -> itself and its extensions
+        for scope, _ in scopes:
+            for ext, name in scope.f.data.extensions:
+                types = [o for o in scope.lookup(name.rsplit(".", 1)[-1]) if o.kind in TYPE_KINDS]
+                if len(types) == 1 and types[0].id != ext:
+                    self.extended[ext] = types[0].id
+                    self.family.setdefault(types[0].id, [types[0].id]).append(ext)
+
+    def of(self, container: NodeId, name: str) -> list[CodeObject]:
+        target = self.extended.get(container, container)
+        return [o for c in self.family.get(target, [target]) for o in self.index.members(c, name)]
 
 
 def _resolve_import(f: FileFacts[PackagedFacts], ref: RawRef, imp: Imported, packages: _Packages,
@@ -153,9 +185,10 @@ class _Scope:
                  imported: dict[str, list[CodeObject]], wholes: list[str]) -> None:
         self.f, self.index, self.packages = f, index, packages
         self.imported, self.wholes = imported, wholes
+        self.extensions = {oid for oid, _ in f.data.extensions}
 
     def lookup(self, name: str) -> list[CodeObject]:
-        own = self.index.top_level(self.f.path, name)
+        own = [o for o in self.index.top_level(self.f.path, name) if o.id not in self.extensions]
         if own:
             return own
         if name in self.imported:
@@ -180,22 +213,23 @@ def _classes_around(f: FileFacts[PackagedFacts], index: ObjectIndex[PackagedFact
     return out
 
 
-def _resolve_call(f: FileFacts[PackagedFacts], ref: RawRef, index: ObjectIndex[PackagedFacts], scope: _Scope,
+def _resolve_call(f: FileFacts[PackagedFacts], ref: RawRef, members: _Members, scope: _Scope,
                   packages: _Packages, outside: set[str], scoping: Scoping, res: Resolution) -> None:
     """A CALLS edge, an external call, or an unresolved reference with its reason."""
     if ref.dynamic:
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
         return
+    index = members.index
     head, _, member = ref.name.rpartition(".")
-    if head == "this":
+    if head == scoping.self_word:
         around = _classes_around(f, index, ref.source)
-        found = index.members(around[0], member) if around else []
+        found = members.of(around[0], member) if around else []
         call_target(res, ref.source, ref.name, ref.line, found, reason_none="unknown-attribute")
         return
     if not head:
         if scoping.implicit_self:
             for cls in _classes_around(f, index, ref.source):
-                found = index.members(cls, member)
+                found = members.of(cls, member)
                 if found:
                     call_target(res, ref.source, ref.name, ref.line, found)
                     return
@@ -210,7 +244,7 @@ def _resolve_call(f: FileFacts[PackagedFacts], ref: RawRef, index: ObjectIndex[P
     if "." not in head:
         types = [o for o in scope.lookup(head) if o.kind in TYPE_KINDS]
         if len(types) == 1:
-            call_target(res, ref.source, ref.name, ref.line, index.members(types[0].id, member),
+            call_target(res, ref.source, ref.name, ref.line, members.of(types[0].id, member),
                         reason_none="unknown-attribute")
             return
         if len(types) > 1:
@@ -220,7 +254,7 @@ def _resolve_call(f: FileFacts[PackagedFacts], ref: RawRef, index: ObjectIndex[P
         package, _, name = head.rpartition(".")
         types = [o for o in packages.tops.get(package, {}).get(name, []) if o.kind in TYPE_KINDS]
         if len(types) == 1:
-            call_target(res, ref.source, ref.name, ref.line, index.members(types[0].id, member),
+            call_target(res, ref.source, ref.name, ref.line, members.of(types[0].id, member),
                         reason_none="unknown-attribute")
             return
     first = head.split(".", 1)[0]
