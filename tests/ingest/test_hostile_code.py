@@ -52,6 +52,8 @@ NESTED: dict[str, tuple[str, Callable[[int], str]]] = {
     "scala": ("App.scala", lambda n: "object O {\n  def outer(): Unit = {\n" + "".join(
         f"g{i} {{ () =>\n" for i in range(n)) + "}\n" * n + "}\n}\n"),
     "swift": ("App.swift", lambda n: "func outer() {\n" + "".join(f"g{i} {{\n" for i in range(n)) + "}\n" * n + "}\n"),
+    "php": ("app.php", lambda n: "<?php\nfunction outer() {\n" + "".join(
+        f"g{i}(function () {{\n" for i in range(n)) + "});\n" * n + "}\n"),
     "python": ("app.py", lambda n: "def outer():\n    return g0(\n" + "".join(
         f"        lambda: g{i}(\n" for i in range(1, n)) + "0" + ")" * n + "\n"),
 }
@@ -183,6 +185,7 @@ def test_objects_piled_on_long_lines_are_skipped(tmp_path):
      + " " * (2 * n) + "z = 1\n"),
     ("scala", "Deep.scala", lambda n: "".join(f"object O{i} {{\n" for i in range(n)) + "}\n" * n),
     ("swift", "Deep.swift", lambda n: "".join(f"struct S{i} {{\n" for i in range(n)) + "}\n" * n),
+    ("php", "deep.php", lambda n: "<?php\n" + "".join(f"function f{i}() {{\n" for i in range(n)) + "}\n" * n),
     ("rust", "src/deep.rs", lambda n: "".join(f"mod m{i} {{ use super::x{i};\n" for i in range(n))
      + "fn f() {}\n" + "}\n" * n),
 ])

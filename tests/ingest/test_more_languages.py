@@ -466,6 +466,114 @@ GOLDEN: dict[str, dict] = {
             ('Tests/ShopTests/CartTests.swift:CartTests.testAddsItems', 'CALLS', 'cart.price', 'dynamic-receiver'),
         },
     },
+    "php_basic": {
+        "broken": 'src/Shop/Broken.php',
+        "objects": {
+            ('class', 'src/Shop/Broken.php:Half'),
+            ('class', 'src/Shop/Cart.php:Cart'),
+            ('class', 'src/Shop/HasItems.php:HasItems'),
+            ('class', 'src/Util/Money.php:Money'),
+            ('class', 'tests/CartTest.php:CartTest'),
+            ('enum', 'src/Shop/Status.php:Status'),
+            ('file', 'src/Shop/Broken.php'),
+            ('file', 'src/Shop/Cart.php'),
+            ('file', 'src/Shop/HasItems.php'),
+            ('file', 'src/Shop/Priced.php'),
+            ('file', 'src/Shop/Status.php'),
+            ('file', 'src/Shop/functions.php'),
+            ('file', 'src/Util/Money.php'),
+            ('file', 'src/Util/functions.php'),
+            ('file', 'src/bootstrap.php'),
+            ('file', 'tests/CartTest.php'),
+            ('function', 'src/Shop/functions.php:total'),
+            ('function', 'src/Util/functions.php:format'),
+            ('function', 'src/bootstrap.php:log_line'),
+            ('interface', 'src/Shop/Priced.php:Priced'),
+            ('method', 'src/Shop/Broken.php:Half.bad'),
+            ('method', 'src/Shop/Broken.php:Half.fine'),
+            ('method', 'src/Shop/Cart.php:Cart.__construct'),
+            ('method', 'src/Shop/Cart.php:Cart.add'),
+            ('method', 'src/Shop/Cart.php:Cart.count'),
+            ('method', 'src/Shop/Cart.php:Cart.empty'),
+            ('method', 'src/Shop/Cart.php:Cart.label'),
+            ('method', 'src/Shop/Cart.php:Cart.price'),
+            ('method', 'src/Shop/HasItems.php:HasItems.size'),
+            ('method', 'src/Shop/Priced.php:Priced.price'),
+            ('method', 'src/Util/Money.php:Money.__construct'),
+            ('method', 'src/Util/Money.php:Money.of'),
+            ('method', 'tests/CartTest.php:CartTest.filled'),
+            ('test', 'tests/CartTest.php:CartTest.moneyKeepsCents'),
+            ('test', 'tests/CartTest.php:CartTest.testAddsItems'),
+        },
+        "CONTAINS": {
+            ('fx', 'src/Shop/Broken.php'),
+            ('fx', 'src/Shop/Cart.php'),
+            ('fx', 'src/Shop/HasItems.php'),
+            ('fx', 'src/Shop/Priced.php'),
+            ('fx', 'src/Shop/Status.php'),
+            ('fx', 'src/Shop/functions.php'),
+            ('fx', 'src/Util/Money.php'),
+            ('fx', 'src/Util/functions.php'),
+            ('fx', 'src/bootstrap.php'),
+            ('fx', 'tests/CartTest.php'),
+            ('src/Shop/Broken.php', 'src/Shop/Broken.php:Half'),
+            ('src/Shop/Broken.php:Half', 'src/Shop/Broken.php:Half.bad'),
+            ('src/Shop/Broken.php:Half', 'src/Shop/Broken.php:Half.fine'),
+            ('src/Shop/Cart.php', 'src/Shop/Cart.php:Cart'),
+            ('src/Shop/Cart.php:Cart', 'src/Shop/Cart.php:Cart.__construct'),
+            ('src/Shop/Cart.php:Cart', 'src/Shop/Cart.php:Cart.add'),
+            ('src/Shop/Cart.php:Cart', 'src/Shop/Cart.php:Cart.count'),
+            ('src/Shop/Cart.php:Cart', 'src/Shop/Cart.php:Cart.empty'),
+            ('src/Shop/Cart.php:Cart', 'src/Shop/Cart.php:Cart.label'),
+            ('src/Shop/Cart.php:Cart', 'src/Shop/Cart.php:Cart.price'),
+            ('src/Shop/HasItems.php', 'src/Shop/HasItems.php:HasItems'),
+            ('src/Shop/HasItems.php:HasItems', 'src/Shop/HasItems.php:HasItems.size'),
+            ('src/Shop/Priced.php', 'src/Shop/Priced.php:Priced'),
+            ('src/Shop/Priced.php:Priced', 'src/Shop/Priced.php:Priced.price'),
+            ('src/Shop/Status.php', 'src/Shop/Status.php:Status'),
+            ('src/Shop/functions.php', 'src/Shop/functions.php:total'),
+            ('src/Util/Money.php', 'src/Util/Money.php:Money'),
+            ('src/Util/Money.php:Money', 'src/Util/Money.php:Money.__construct'),
+            ('src/Util/Money.php:Money', 'src/Util/Money.php:Money.of'),
+            ('src/Util/functions.php', 'src/Util/functions.php:format'),
+            ('src/bootstrap.php', 'src/bootstrap.php:log_line'),
+            ('tests/CartTest.php', 'tests/CartTest.php:CartTest'),
+            ('tests/CartTest.php:CartTest', 'tests/CartTest.php:CartTest.filled'),
+            ('tests/CartTest.php:CartTest', 'tests/CartTest.php:CartTest.moneyKeepsCents'),
+            ('tests/CartTest.php:CartTest', 'tests/CartTest.php:CartTest.testAddsItems'),
+        },
+        "IMPORTS": {
+            ('src/Shop/Cart.php', 'src/Util/Money.php:Money'),
+            ('src/Shop/Cart.php', 'src/Util/functions.php:format'),
+            ('src/bootstrap.php', 'src/Shop/functions.php'),
+            ('src/bootstrap.php', 'src/Util/functions.php'),
+            ('tests/CartTest.php', 'src/Shop/Cart.php:Cart'),
+            ('tests/CartTest.php', 'src/Shop/functions.php:total'),
+            ('tests/CartTest.php', 'src/Util/Money.php:Money'),
+        },
+        "CALLS": {
+            ('src/Shop/Cart.php:Cart.empty', 'src/Shop/Cart.php:Cart'),
+            ('src/Shop/Cart.php:Cart.label', 'src/Shop/Cart.php:Cart.count'),
+            ('src/Shop/Cart.php:Cart.label', 'src/Shop/functions.php:total'),
+            ('src/Shop/Cart.php:Cart.label', 'src/Util/Money.php:Money.of'),
+            ('src/Shop/Cart.php:Cart.label', 'src/Util/functions.php:format'),
+            ('src/Shop/functions.php:total', 'src/bootstrap.php:log_line'),
+            ('src/Util/Money.php:Money.of', 'src/Util/Money.php:Money'),
+            ('tests/CartTest.php:CartTest.filled', 'src/Shop/Cart.php:Cart'),
+            ('tests/CartTest.php:CartTest.moneyKeepsCents', 'src/Util/Money.php:Money.of'),
+            ('tests/CartTest.php:CartTest.testAddsItems', 'src/Shop/Cart.php:Cart.empty'),
+            ('tests/CartTest.php:CartTest.testAddsItems', 'src/Shop/functions.php:total'),
+        },
+        "unresolved": {
+            ('src/Shop/Cart.php', 'IMPORTS', 'App.Missing.Gone', 'missing-module'),
+            ('src/Shop/Cart.php:Cart.count', 'CALLS', '$this->size', 'unknown-attribute'),
+            ('src/Shop/functions.php:total', 'CALLS', '$c->price', 'dynamic-receiver'),
+            ('tests/CartTest.php:CartTest.moneyKeepsCents', 'CALLS', '$this->assertSame', 'unknown-attribute'),
+            ('tests/CartTest.php:CartTest.testAddsItems', 'CALLS', '$cart->price', 'dynamic-receiver'),
+            ('tests/CartTest.php:CartTest.testAddsItems', 'CALLS', '$this->assertSame', 'unknown-attribute'),
+            ('tests/CartTest.php:CartTest.testAddsItems', 'CALLS', 'Cart::empty()->add(150)', 'dynamic-receiver'),
+        },
+    },
 }
 
 
@@ -665,3 +773,35 @@ def test_swift_calls_behind_operators_are_read():
     """tree-sitter-swift reads ``x + f(y)`` as ``(x + f)(y)``: the callee is still ``f``."""
     facts = _facts("a.swift", "func g() -> Int {\n  return 1 + f(2) * h(3)\n}\nfunc h() { !f(1) }\n")
     assert sorted(r.name for r in facts.refs if r.kind == "call") == ["f", "f", "h"]
+
+
+def test_php_kinds_imports_and_tests():
+    facts = _facts("src/Shop/Cart.php", (FIXTURES / "php_basic/src/Shop/Cart.php").read_text())
+    objs = _by_qualname(facts)
+    assert objs["Cart"].docstring == "A shopping cart." and objs["Cart.add"].signature == "public function add(int $cents): self"
+    assert facts.namespace == "App.Shop"
+    uses = _facts("a.php", "<?php\nuse A\\B\\{C, D as E};\nuse function A\\f;\nuse const A\\K;\n"
+                  "require_once __DIR__ . '/x.php';\ninclude('y.php');\n")
+    assert [(r.name, getattr(r.data, "alias", None), getattr(r.data, "beside", None)) for r in uses.refs] == [
+        ("A.B.C", None, None), ("A.B.D", "E", None), ("A.f", None, None), ("/x.php", None, True),
+        ("y.php", None, False)]
+    tests = _facts("tests/Unit/CartTest.php", "<?php\nclass T extends Base {\n  #[Test]\n  public function a() {}\n"
+                   "  public function testB() {}\n  public function c() {}\n}\n"
+                   "test('adds items', function () { go(); });\nit(\"sums\", fn () => 1);\n")
+    assert {o.qualname: o.kind for o in tests.objects} == {"T": "class", "T.a": "test", "T.testB": "test",
+                                                            "T.c": "method", "adds items": "test", "sums": "test"}
+    outside = _facts("src/T.php", "<?php\nclass T { public function testB() {} }\ntest('x', function () {});\n")
+    assert {o.qualname: o.kind for o in outside.objects} == {"T": "class", "T.testB": "method"}
+
+
+def test_php_bare_calls_never_reach_methods_and_qualified_functions_resolve():
+    """PHP has no implicit ``$this``: ``count()`` in a class with a ``count`` method is the builtin."""
+    from vitalrag.ingest.facts import resolve_all
+
+    a = _facts("src/A.php", "<?php\nnamespace N;\nclass A {\n  function count() {}\n"
+               "  function run() { count([]); \\N\\Util\\helper(); \\strlen('x'); }\n}\n")
+    b = _facts("src/Util.php", "<?php\nnamespace N\\Util;\nfunction helper() {}\n")
+    res = resolve_all(REGISTRY["php"].resolver("r", [a, b]), [a, b])
+    calls = {(e.source, e.target) for e in res.edges if e.kind == "CALLS"}
+    assert calls == {("r:src/A.php:A.run", "r:src/Util.php:helper")}
+    assert not res.unresolved

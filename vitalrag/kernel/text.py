@@ -55,10 +55,12 @@ static_cast thread_local typeid typename virtual wchar_t"""
 _KOTLIN = """fun val var companion typealias vararg noinline crossinline reified tailrec lateinit"""
 _SCALA = """def val var implicit sealed forSome"""
 _SWIFT = """func let var guard inout fileprivate associatedtype deinit rethrows"""
+_PHP = """elseif endif endfor endforeach endwhile endswitch foreach insteadof isset unset require_once
+include_once"""
 
 #: reserved words of Python, Java, JavaScript/TypeScript, Go, Rust, C#, C/C++ (casefolded)
 KEYWORDS: frozenset[str] = frozenset(
-    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP, _RUBY, _LUA, _BASH, _ELIXIR, _ZIG, _HASKELL, _CPP, _KOTLIN, _SCALA, _SWIFT)
+    w.casefold() for block in (_PYTHON, _JAVA, _JS_TS, _GO, _RUST, _CSHARP, _C_CPP, _RUBY, _LUA, _BASH, _ELIXIR, _ZIG, _HASKELL, _CPP, _KOTLIN, _SCALA, _SWIFT, _PHP)
     for w in block.split()
 )
 

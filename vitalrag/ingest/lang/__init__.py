@@ -86,6 +86,7 @@ _ALL: tuple[Language, ...] = (
     descriptions.KOTLIN,
     descriptions.SCALA,
     descriptions.SWIFT,
+    descriptions.PHP,
     more_descriptions.RUBY,
     more_descriptions.LUA,
     more_descriptions.BASH,

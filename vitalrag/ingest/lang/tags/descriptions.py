@@ -46,3 +46,6 @@ SCALA = TagsLanguage("scala", "scala", (".scala", ".sc"), "scala", lambda: _gram
                      lambda: _rules("scala"))
 SWIFT = TagsLanguage("swift", "swift", (".swift",), "swift", lambda: _grammar("tree_sitter_swift"),
                      lambda: _rules("swift"))
+#: ``language_php``, not ``language_php_only``: a ``.php`` file opens with ``<?php`` and may hold HTML
+PHP = TagsLanguage("php", "php", (".php",), "php", lambda: _grammar("tree_sitter_php", "language_php"),
+                   lambda: _rules("php"))

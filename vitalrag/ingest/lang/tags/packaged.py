@@ -11,7 +11,8 @@ it imports whole (``import a.b.*``). Several objects in the first place that
 has the name leave the call unresolved (``ambiguous-name``, or
 ``ambiguous-overload`` for methods), never guessed.
 
-Calls: ``f()`` through that scope (a class stands for its constructor);
+Calls: ``f()`` through that scope (a class stands for its constructor;
+PHP's functions fall back to the global namespace, ``Scoping.fallback``);
 ``this.f()`` to a member of the caller's class (``unknown-attribute`` when
 not there: bases and mixins are not followed); ``Type.f()`` where the scope
 has ``Type`` to its member (a static member, an ``object``'s or companion's).
@@ -66,11 +67,13 @@ class Scoping:
 
     #: a bare ``f()`` inside a class may call its method (Kotlin, Scala, Swift; not PHP)
     implicit_self: bool
-    #: an imported package's files link to the importing file (Swift's ``import Module``
-    #: names a module, not a package path; its files are found the same way)
-    separator: str = "."
-    #: the receiver that is the caller's own object in a call's name (``this.f``, Swift's ``self.f``)
-    self_word: str = "this"
+    #: the receivers that are the caller's own class in a call's name (``this.f``, Swift's
+    #: ``self.f``, PHP's ``$this->f``, ``self::f``)
+    self_words: frozenset[str] = frozenset({"this"})
+    #: what separates a call's receiver from its member (PHP: ``->`` and ``::``)
+    separators: tuple[str, ...] = (".",)
+    #: a package every file sees last (PHP's global namespace, where unqualified functions fall back)
+    fallback: str | None = None
 
 
 class _Packages:
@@ -80,6 +83,7 @@ class _Packages:
         self.tops: dict[str, dict[str, list[CodeObject]]] = {}
         self.files: dict[str, list[FileFacts[PackagedFacts]]] = {}
         self.names: set[str] = set()  # every object name the repository has
+        self.top_names: set[str] = set()  # the names of its top-level objects
         for f in facts:
             package = f.data.package
             self.files.setdefault(package, []).append(f)
@@ -88,6 +92,7 @@ class _Packages:
             for o in f.objects:
                 self.names.add(o.name)
                 if f.parents.get(o.id) == f.file.id and o.id not in extensions:
+                    self.top_names.add(o.name)
                     tops.setdefault(o.name, []).append(o)
         self.roots = {p.split(".", 1)[0] for p in self.files if p}
 
@@ -104,7 +109,7 @@ def resolve_packaged(repo: str, facts: list[FileFacts[PackagedFacts]], scoping: 
         for ref in f.refs:
             if isinstance(ref.data, Imported):
                 _resolve_import(f, ref, ref.data, packages, imported, wholes, outside, res)
-        scopes.append((_Scope(f, index, packages, imported, wholes), outside))
+        scopes.append((_Scope(f, index, packages, imported, wholes, scoping.fallback), outside))
     members = _Members(index, scopes)
     for f, (scope, outside) in zip(facts, scopes):
         for ref in f.refs:
@@ -182,9 +187,10 @@ class _Scope:
     """The names one file sees, in the order of the module docstring."""
 
     def __init__(self, f: FileFacts[PackagedFacts], index: ObjectIndex[PackagedFacts], packages: _Packages,
-                 imported: dict[str, list[CodeObject]], wholes: list[str]) -> None:
+                 imported: dict[str, list[CodeObject]], wholes: list[str], fallback: str | None = None) -> None:
         self.f, self.index, self.packages = f, index, packages
-        self.imported, self.wholes = imported, wholes
+        self.imported = imported
+        self.wholes = wholes if fallback is None or fallback == f.data.package else [*wholes, fallback]
         self.extensions = {oid for oid, _ in f.data.extensions}
 
     def lookup(self, name: str) -> list[CodeObject]:
@@ -220,11 +226,22 @@ def _resolve_call(f: FileFacts[PackagedFacts], ref: RawRef, members: _Members, s
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
         return
     index = members.index
-    head, _, member = ref.name.rpartition(".")
-    if head == scoping.self_word:
+    head, member = _split(ref.name, scoping.separators)
+    if head in scoping.self_words:
         around = _classes_around(f, index, ref.source)
         found = members.of(around[0], member) if around else []
         call_target(res, ref.source, ref.name, ref.line, found, reason_none="unknown-attribute")
+        return
+    if not head and "." in member and "." not in scoping.separators:
+        # a function named with its package (PHP's ``\A\B\f()``, written ``A.B.f``)
+        package, _, name = member.rpartition(".")
+        found = [o for o in packages.tops.get(package, {}).get(name, []) if o.kind in _CALLABLE]
+        if found:
+            call_target(res, ref.source, ref.name, ref.line, found)
+        elif package.split(".", 1)[0] in packages.roots and name in packages.names:
+            leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")
+        else:
+            res.external += 1
         return
     if not head:
         if scoping.implicit_self:
@@ -234,9 +251,11 @@ def _resolve_call(f: FileFacts[PackagedFacts], ref: RawRef, members: _Members, s
                     call_target(res, ref.source, ref.name, ref.line, found)
                     return
         found = [o for o in scope.lookup(member) if o.kind in _CALLABLE]
+        # without implicit ``this`` (PHP) a bare name is never a method: ``count()`` is the builtin
+        known = packages.names if scoping.implicit_self else packages.top_names
         if found:
             call_target(res, ref.source, ref.name, ref.line, found)
-        elif member in outside or member not in packages.names:
+        elif member in outside or member not in known:
             res.external += 1
         else:  # the repository defines it, in a place this file does not see (or a base class)
             leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")
@@ -264,3 +283,13 @@ def _resolve_call(f: FileFacts[PackagedFacts], ref: RawRef, members: _Members, s
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "unknown-name")
     else:  # a method of a local, a parameter or a property: its type is not followed
         leave_open(res, ref.source, "CALLS", ref.name, ref.line, "dynamic-receiver")
+
+
+def _split(name: str, separators: tuple[str, ...]) -> tuple[str, str]:
+    """``a.b.f`` -> (``a.b``, ``f``): the receiver and the member, at the last separator."""
+    at, width = -1, 0
+    for sep in separators:
+        i = name.rfind(sep)
+        if i > at:
+            at, width = i, len(sep)
+    return (name[:at], name[at + width:]) if at >= 0 else ("", name)

@@ -186,7 +186,7 @@ SUPPORT = Support(
     attributes=frozenset(),
 )
 
-_SCOPING = Scoping(implicit_self=True, self_word="self")
+_SCOPING = Scoping(implicit_self=True, self_words=frozenset({"self"}))
 
 
 def prepare(repo: str, facts: list[FileFacts[PackagedFacts]]) -> None:
