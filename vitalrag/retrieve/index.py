@@ -272,8 +272,9 @@ class RetrievalIndex(_PositionSearch):
             views.extend(build_views(store, repo, config=config))
         stats.views = len(views)
         texts = [v.text for v in views]
-        sparse = SparseIndex.build(texts)
         phase("views")
+        sparse = SparseIndex.build(texts)
+        phase("bm25")
         dense = None
         model = None
         live = _live_dense(root)  # its vectors are reused, not encoded again
