@@ -805,3 +805,14 @@ def test_php_bare_calls_never_reach_methods_and_qualified_functions_resolve():
     calls = {(e.source, e.target) for e in res.edges if e.kind == "CALLS"}
     assert calls == {("r:src/A.php:A.run", "r:src/Util.php:helper")}
     assert not res.unresolved
+
+
+def test_a_definition_inside_the_caller_shadows_the_class_member():
+    """Lexical scope (Kotlin, Scala, Swift): a class or def inside the caller wins over its class's own."""
+    from vitalrag.ingest.facts import resolve_all
+
+    a = _facts("A.scala", "class A {\n  case class Config()\n  def f() = {\n    case class Config()\n    Config()\n  }\n"
+               "  def g() = Config()\n}\n")
+    res = resolve_all(REGISTRY["scala"].resolver("r", [a]), [a])
+    assert {(e.source, e.target) for e in res.edges if e.kind == "CALLS"} == {
+        ("r:A.scala:A.f", "r:A.scala:A.f.Config"), ("r:A.scala:A.g", "r:A.scala:A.Config")}

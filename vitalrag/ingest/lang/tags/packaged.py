@@ -3,8 +3,8 @@ namespace, or belong to a module) and import names from others: Kotlin,
 Scala, Swift and PHP.
 
 A file sees, in this order, and the first place that has a name wins: the
-members of the caller's class and of the classes around it (when the language
-calls methods without ``this``), the top-level objects of its own file, the
+objects defined inside the caller and inside the definitions around it, its
+class's members among them (when the language calls methods without ``this``), the top-level objects of its own file, the
 names it imports one by one (``import a.b.C``, ``use A\\B\\C``), the top-level
 objects of the other files of its package (module), and those of the packages
 it imports whole (``import a.b.*``). Several objects in the first place that
@@ -219,6 +219,19 @@ def _classes_around(f: FileFacts[PackagedFacts], index: ObjectIndex[PackagedFact
     return out
 
 
+def _enclosing(f: FileFacts[PackagedFacts], source: NodeId) -> list[NodeId]:
+    """The caller and the objects around it, innermost first (a local ``def`` or class
+    shadows the class's member of that name)."""
+    out: list[NodeId] = []
+    cur: NodeId | None = source
+    for _ in range(128):
+        if cur is None or cur == f.file.id:
+            break
+        out.append(cur)
+        cur = f.parents.get(cur)
+    return out
+
+
 def _resolve_call(f: FileFacts[PackagedFacts], ref: RawRef, members: _Members, scope: _Scope,
                   packages: _Packages, outside: set[str], scoping: Scoping, res: Resolution) -> None:
     """A CALLS edge, an external call, or an unresolved reference with its reason."""
@@ -244,8 +257,8 @@ def _resolve_call(f: FileFacts[PackagedFacts], ref: RawRef, members: _Members, s
             res.external += 1
         return
     if not head:
-        if scoping.implicit_self:
-            for cls in _classes_around(f, index, ref.source):
+        if scoping.implicit_self:  # lexical scope: what the caller and the definitions around it hold
+            for cls in _enclosing(f, ref.source):
                 found = members.of(cls, member)
                 if found:
                     call_target(res, ref.source, ref.name, ref.line, found)
