@@ -18,7 +18,7 @@ pytestmark = pytest.mark.network
 def requests_graph(tmp_path_factory):
     corpus = fetch("pypi:requests==2.32.3")
     store = MemoryStore(tmp_path_factory.mktemp("requests") / "idx")
-    report = index_repository(corpus.path, store, name="requests")
+    report = index_repository(corpus.path, store, name="requests", content="code")  # the code graph
     return store, report
 
 
