@@ -188,3 +188,13 @@ def test_text_files_passed_over_say_why(tmp_path):
     # an index of code alone does not look at them
     _, code = _index(root, tmp_path / "code", content="code")
     assert code.skipped == []
+
+
+def test_watch_follows_the_content_choice(tmp_path):
+    from vitalrag.ingest.watch import _relevant
+
+    root = tmp_path.resolve()
+    everything, code = _relevant(root, ()), _relevant(root, (), "code")
+    assert everything(None, str(root / "docs" / "DEPLOY.md")) and everything(None, str(root / "a.py"))
+    assert not code(None, str(root / "docs" / "DEPLOY.md")) and code(None, str(root / "a.py"))
+    assert not everything(None, str(root / "logo.png"))
