@@ -164,3 +164,16 @@ def test_a_pipe_in_place_of_the_cache_is_not_read(tmp_path):
     report = index_repository(repo, MemoryStore(tmp_path / "s"), name="r", workers=1, cache_dir=tmp_path / "facts")
     assert report.parsed == 9
     assert (tmp_path / "facts" / "r.jsonl.gz").is_file()
+
+
+def test_a_header_extracted_as_cpp_is_reused(tmp_path):
+    """A ``.h`` the walk names C and extraction reads as C++ is a hit the second
+    time, like every other file (its entry is of C's family)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "cpp_basic", repo)
+    store = MemoryStore(tmp_path / "idx")
+    first = index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
+    assert {sf.language for sf in walk_repository(repo).files if sf.path.endswith(".h")} == {"c"}
+    assert store.get_objects(["r:include/shop/cart.h"])["r:include/shop/cart.h"].language == "cpp"
+    again = index_repository(repo, store, name="r", workers=1, cache_dir=tmp_path / "facts")
+    assert again.parsed == 0 and again.reused == first.parsed

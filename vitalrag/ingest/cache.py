@@ -17,6 +17,13 @@ and must hash to the cached file object's ``content_hash``). A missing or
 unreadable entry, or a file of another version, only means that file is parsed
 again.
 
+An entry's language is its facts' (``FileFacts.language``), which may differ
+from the walk's: the walk names a file's language by its name, cheaply, and
+extraction may hand it to another language of the same family (C's handler
+extracts a ``.h`` that reads as C++ as C++). A lookup takes an entry of the
+walk's language or of one of its family (``_made_by``); path, digest and source
+text decide the rest.
+
 During a run each process that parses (this one, or each worker of a ``ParsePool``)
 appends the entries it makes to a segment of its own (``.<repo>.<run>.<pid>.part``);
 ``save`` writes the repository's file anew from the entries it kept and those
@@ -97,7 +104,7 @@ class FactsCache:
                 continue
             self._stored.add(path)
             want = wanted.get(path)
-            if want is None or want[0] != digest or want[1] != language:
+            if want is None or want[0] != digest or not _made_by(want[1], language):
                 continue
             try:
                 facts = facts_from_json(body)
@@ -310,6 +317,15 @@ def facts_from_json(d: dict[str, Any]) -> FileFacts:
         namespace=_str(d["namespace"]), package_dir=package_dir, package_name=_str(d["package_name"]),
         problems=problems,
     )
+
+
+def _made_by(walked: str, language: str) -> bool:
+    """Whether extracting a file the walk names ``walked`` may give facts of
+    ``language``: the same language, or another of its family."""
+    if walked == language:
+        return True
+    asked, made = LANGUAGES.get(walked), LANGUAGES.get(language)
+    return asked is not None and made is not None and asked.family == made.family
 
 
 @cache
