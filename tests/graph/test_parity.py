@@ -90,7 +90,10 @@ REPOS = Path(__file__).parents[1] / "fixtures" / "repos"
 
 @pytest.mark.neo4j
 @pytest.mark.parametrize("fixture", ["py_resolution", "java_shapes", "java_junit", "js_basic", "ts_basic",
-                                     "go_basic", "rust_basic", "csharp_basic"])
+                                     "go_basic", "rust_basic", "csharp_basic", "c_basic", "cpp_basic",
+                                     "kotlin_basic", "scala_basic", "swift_basic", "php_basic", "ruby_basic",
+                                     "lua_basic", "bash_basic", "elixir_basic", "haskell_basic", "zig_basic",
+                                     "text_basic"])
 def test_every_fixture_repo_exports_equal_on_both_stores(tmp_path, open_neo4j, repo, fixture):
     from vitalrag.ingest import index_repository
 
