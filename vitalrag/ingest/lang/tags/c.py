@@ -170,7 +170,18 @@ def _params(function: Node | None) -> str:
 
 
 def _function(cand: Candidate, path: str, cpp: bool) -> Candidate | None:
-    name_node, function = _declarator_name(cand.node.child_by_field_name("declarator"))
+    declarator = cand.node.child_by_field_name("declarator")
+    name_node, function = _declarator_name(declarator)
+    type_node = cand.node.child_by_field_name("type")
+    if (function is None and declarator is not None and declarator.type == "parenthesized_declarator"
+            and type_node is not None and type_node.type == "type_identifier"):
+        # ``int CJSON_CDECL main(void)``: a calling-convention macro makes the grammar read
+        # ``int CJSON_CDECL`` as a declaration and ``main (void)`` as a type and a declarator
+        name_node = type_node
+    if name_node is not None and name_node.type == "qualified_identifier" and any(
+            c.is_missing for c in name_node.children):
+        # C++ reads the same macro as a scope with its ``::`` missing: ``CJSON_CDECL::main``
+        name_node = name_node.child_by_field_name("name")
     if name_node is None:
         return None
     if cpp and cand.node.parent is not None and cand.node.parent.type == "template_declaration":
