@@ -66,7 +66,8 @@ def _complete(folder: Path) -> bool:
 
 def build(model_dir: Path, dest: Path) -> None:
     """Distill the model in ``model_dir`` into ``dest`` (a folder model2vec loads),
-    atomically: a reader never finds half a model."""
+    atomically: a reader never finds half a model. A whole model found in ``dest``
+    once the distillation is done (another process's, built meanwhile) is kept."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     try:
@@ -88,6 +89,8 @@ def build(model_dir: Path, dest: Path) -> None:
         raise ModelLoadError(f"cannot distill {model_dir}: {type(exc).__name__}: {exc}") from exc
     finally:
         inference.tqdm = bar
+    if _complete(dest):  # another process built it meanwhile (the same bytes): keep its folder
+        return
     dest.parent.mkdir(parents=True, exist_ok=True)
     with replacing_dir(dest) as tmp:
         model.save_pretrained(str(tmp), model_name=dest.name)
@@ -101,7 +104,7 @@ def _loaded(model_dir: Path) -> Any:
     with _LOCK:
         if str(path) not in _MODELS:
             if not _complete(path):
-                log.warning("building the static embedding model from %s once (about a minute on "
+                log.warning("building the static embedding model from %s once (a minute or two on "
                             "2 cores); it is cached in %s", model_dir, path)
                 build(model_dir, path)
             try:
