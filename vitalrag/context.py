@@ -32,13 +32,13 @@ from vitalrag.graph.store import DEFAULT_STORE
 from vitalrag.index import Index
 from vitalrag.retrieve.api import RETRIEVERS, Retriever
 from vitalrag.retrieve.query import Query
+from vitalrag.retrieve.rank import WEIGHTS
 from vitalrag.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 
-#: the fused ranking ``context`` allocates from: BM25 counts one and a half times
-#: (measured on bench/context_quality.py: +1.3 entry, +2.7 survival at 4,096 tokens)
-FUSION_WEIGHTS = {"bm25": 1.5}
+#: the fused weights of a prose question (``retrieve.rank.WEIGHTS`` by question shape)
+FUSION_WEIGHTS = dict(WEIGHTS["prose"])
 
 #: how many ranked views the allocator chooses from by default
 DEFAULT_POOL = 100
@@ -85,7 +85,12 @@ def allocate_context(retriever: Retriever, query: Query, settings: ContextSettin
 
 def _allocate_context(retriever: Retriever, query: Query, settings: ContextSettings, *,
                       counter: TokenCounter | None) -> Allocation:
-    hits = retriever.search(query, k=settings.pool, retriever=settings.retriever, weights=FUSION_WEIGHTS)
+    shape = None
+    if settings.retriever == "fused":
+        ranked = retriever.ranked(query, settings.pool)
+        hits, shape = ranked.views[:settings.pool], ranked.shape
+    else:
+        hits = retriever.search(query, k=settings.pool, retriever=settings.retriever)
     log.debug("retrieved %d views for %r with %s", len(hits), query.text, settings.retriever)
     chosen = get_policy(settings.policy)
     if isinstance(chosen, FillPolicy):
@@ -98,8 +103,9 @@ def _allocate_context(retriever: Retriever, query: Query, settings: ContextSetti
                       store=retriever.store, b_obj=b_obj, b_min=settings.b_min, counter=counter)
     # The record also says where its candidates came from, so it explains itself.
     params: dict[str, Any] = {**result.record.params, "retriever": settings.retriever, "pool": settings.pool}
-    if settings.retriever == "fused":
-        params["weights"] = FUSION_WEIGHTS
+    if shape is not None:
+        params["question"] = shape.kind
+        params["weights"] = dict(WEIGHTS[shape.kind])
     if query.file is not None:
         params["file"] = query.file
         if query.line is not None:

@@ -387,6 +387,31 @@ def test_the_outline_shows_the_next_objects_definition_lines_in_the_reserved_sha
     assert "outline" not in [s.role for s in plain.slots]
 
 
+def test_at_a_small_budget_the_agent_first_sees_where_the_answer_may_be(counter):
+    """At B=500 the core leaves the outline its floor, and the outline shows files
+    not shown yet first: more files reach the agent than whole objects would bring."""
+    objects = [obj(f"pkg/m{i // 2}.py", f"f{i}", "\n".join([f"def f{i}(a, b):"]
+                                                         + [f"    x_{j} = compute({j}, {i})" for j in range(40)]),
+                   start=100 * (i % 2) + 1) for i in range(20)]
+    views = [sv(o, 1.0 - i / 40) for i, o in enumerate(objects)]
+
+    def files(policy: FillPolicy) -> tuple[int, int]:
+        rec = run("compute", views, objects, counter=counter, budget=500, policy=policy).record
+        assert rec.tokens <= 500
+        whole = sum(s.tokens for s in rec.slots if s.role != "outline")
+        assert policy.outline_floor == 0 or whole <= 500 - min(policy.outline_floor, 200)
+        return len({s.path for s in rec.slots if s.spans}), len([s for s in rec.slots if s.role == "outline"])
+
+    floor_files, floor_lines = files(FillPolicy(outer_lines=False))
+    plain_files, _ = files(FillPolicy(outer_lines=False, outline_floor=0))
+    assert floor_files >= plain_files + 3 and floor_lines >= 4
+    # at 4K the outline keeps its share of B, as before
+    big = run("compute", views, objects, counter=counter, budget=4096, policy=FillPolicy(outer_lines=False)).record
+    again = run("compute", views, objects, counter=counter, budget=4096,
+                policy=FillPolicy(outer_lines=False, outline_floor=0)).record
+    assert [s.key for s in big.slots] == [s.key for s in again.slots]
+
+
 def test_a_definition_line_is_code_not_the_javadoc_that_names_it(counter):
     m = obj("src/A.java", "A.parse(String)", "    /**\n     * Like parse(), but lenient.\n     */\n"
             "    @Override\n    public int parse(final String s) {\n        return 1;\n    }", start=20,

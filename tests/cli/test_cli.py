@@ -174,7 +174,7 @@ def test_human_summary_lists_skipped(runner, tmp_path):
 def test_search_json_and_text(runner, indexed):
     store, data = indexed
     assert data["views"] > 0 and data["model"] == "hashing-256"
-    out = runner.invoke(main, ["search", "slugify text", "--store", str(store), "--json", "-k", "3"])
+    out = runner.invoke(main, ["search", "slugify", "--store", str(store), "--json", "-k", "3"])
     assert out.exit_code == 0, out.output
     hits = json.loads(out.stdout)
     assert len(hits) == 3

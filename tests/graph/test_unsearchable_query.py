@@ -21,7 +21,7 @@ from vitalrag.retrieve.dense import HashingEmbedder
 from vitalrag.retrieve.index import RetrievalIndex
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
-UNSEARCHABLE = ["*", "AND", "the of a", "how do I do this?", "404", "x", "--- ( ) ---"]
+UNSEARCHABLE = ["*", "AND", "the of a", "how do I do this?", "404", "x y", "--- ( ) ---"]
 
 
 def _retriever(store, repo, folder):
@@ -45,6 +45,14 @@ def test_a_file_anchors_a_query_with_no_searchable_word(store, repo, tmp_path):
     hits = r.search("*", retriever="walk", file="pkg/core.py", line=34, repo=repo, k=5)
     assert hits[0].view.object_id == f"{repo}:pkg/core.py:Runner.go"
     assert context_from(r, "*", file="pkg/core.py", line=34, repo=repo, budget=300).text
+
+
+def test_one_name_alone_is_a_query_whatever_its_length(store, repo, tmp_path):
+    """Flask's ``g``: a one-letter name asked alone is code, not noise."""
+    r = _retriever(store, repo, tmp_path / "views")
+    for query in ("g", "`T`", "x()"):
+        assert r.search(query, repo=repo, k=3)
+        assert context_from(r, query, repo=repo, budget=300).text
 
 
 def test_a_reserved_word_that_names_code_is_a_query(store, repo, tmp_path):

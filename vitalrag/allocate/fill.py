@@ -68,6 +68,8 @@ from vitalrag.model import Role, SlotRecord, split_lines
 from vitalrag.tokens import TokenCounter
 
 TestsMode = Literal["auto", "include", "exclude"]
+#: the most of B the outline keeps at a small budget (``FillPolicy.outline_floor``)
+OUTLINE_MOST = 0.4
 TESTS_MODES: tuple[str, ...] = ("auto", "include", "exclude")
 #: query words that make a question about tests (``tests="auto"``)
 TEST_WORDS = frozenset({"test", "tests", "testing", "tested", "fixture", "fixtures", "pytest", "unittest",
@@ -175,6 +177,10 @@ class FillPolicy:
     #: the share of B kept from filling for the outline: the definition lines of the
     #: next-ranked objects (with whatever filling left over)
     outline: float = 0.1
+    #: at a small B the outline keeps at least this many tokens (up to ``OUTLINE_MOST``
+    #: of B), and the core leaves them: the agent first sees where the answer may be,
+    #: then as much of the first objects as fits
+    outline_floor: int = 300
     #: a slot shows the definition line of each retrieved object that contains it (its class)
     outer_lines: bool = True
 
@@ -278,13 +284,18 @@ class FillPolicy:
             return outer_memo[c.key]
 
         extras = [outer_of(s.cand)[2] for s in slots]
-        shares = token_authority([f.tokens + e for f, e in zip(fulls, extras)], p.budget, p.b_obj, p.b_min)
+        reserve = int(p.budget * self.outline)  # kept from filling (the core takes its Eq. 4 shares of B)
+        core_budget = p.budget
+        small = bool(self.outline) and self.outline_floor > reserve
+        if small:  # the core leaves the outline its floor
+            reserve = int(min(self.outline_floor, p.budget * OUTLINE_MOST))
+            core_budget = p.budget - reserve
+        shares = token_authority([f.tokens + e for f, e in zip(fulls, extras)], core_budget, p.b_obj, p.b_min)
         for s, call, b, full in zip(slots, calls, shares, fulls):
             renders.append(self._render(s, b, call, request, full, outer_of(s.cand)))
         used = sum(r.tokens for r in renders)
         # filling: further objects in rank order while the budget lasts
         stop = ""
-        reserve = int(p.budget * self.outline)  # kept from filling (the core takes its Eq. 4 shares of B)
         tail: list[_Candidate] = []
         for c in rest:
             if stop and self.outline:
@@ -319,6 +330,10 @@ class FillPolicy:
             renders.append(r)
             used += r.tokens
         # the outline: one definition line each for the next objects, while budget lasts
+        # (at a small B, those of files not shown yet first)
+        if small:
+            shown = {s.cand.text.file for s in slots}
+            tail.sort(key=lambda c: c.text.file in shown)
         for c in tail:
             if not place(c):
                 continue

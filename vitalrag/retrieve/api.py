@@ -23,7 +23,9 @@ from vitalrag.graph.version import Version, has_retrieval, load_consistent
 from vitalrag.model import ScoredView
 from vitalrag.retrieve.dense import Embedder, make_embedder
 from vitalrag.retrieve.index import RetrievalIndex, SnapshotViews, ViewIndex
+from vitalrag.kernel.text import identifiers
 from vitalrag.retrieve.query import Query, Scope
+from vitalrag.retrieve.rank import PathWords, Ranked, rank
 from vitalrag.retrieve.retrievers import (
     NO_EMBEDDINGS,
     POOL,
@@ -106,6 +108,7 @@ class Retriever:
         self.index = index
         self._embedder = embedder
         self.walk_config = walk_config
+        self._paths: dict[frozenset[str] | None, PathWords] = {}
 
     @classmethod
     def open(cls, store_location: str, *, index_dir: str | None = None,
@@ -160,10 +163,36 @@ class Retriever:
                 raise InputError("a Query carries its file, line and repositories: pass them to Query.of")
         else:
             query = Query.of(query, file, line, repo)
-        chosen = self.retriever(retriever, weights)
         if k < 1:
             raise InputError(f"k must be at least 1, got {k}")
-        return chosen.rank(query, self.scope(query), k)
+        if retriever == "fused" and weights is None:
+            return self.ranked(query, k).objects[:k]
+        return self.retriever(retriever, weights).rank(query, self.scope(query), k)
+
+    def ranked(self, query: Query, k: int = POOL) -> Ranked:
+        """The fused views for ``query``, ranked for the question (``retrieve.rank``):
+        one entry per object in ``objects`` (at least ``k`` when found), and every
+        view found, following its object, in ``views``."""
+        scope = self.scope(query)
+        fused = self.retriever("fused").rank(query, scope, max(k, POOL) * 3)
+        words = identifiers(query.text)
+        names = self.index.names_of(words, scope.allowed)
+        asked = {w: names[w] for w in dict.fromkeys(words) if w in names}
+        # the bodies of the named objects: for those the retrievers missed, and for
+        # those they found only where they are called
+        known = {h.view.object_id for h in fused if h.view.kind != "call_site"}
+        wanted = [oid for ids in asked.values() for oid in ids if oid not in known]
+        extra = self.index.bodies(wanted) if wanted else {}
+        return rank(query.text, fused, names_of=asked, extra=extra, paths=self._path_words(scope))
+
+    def _path_words(self, scope: Scope) -> PathWords:
+        key = scope.allowed
+        found = self._paths.get(key)
+        if found is None:
+            repos = sorted(scope.allowed) if scope.allowed is not None else [None]
+            paths = [o.path for r in repos for o in self.store.find_objects(repo=r, kind="file")]
+            found = self._paths[key] = PathWords(paths)
+        return found
 
     def scope(self, query: Query) -> Scope:
         """Where ``query`` searches in this store: the repositories it may return

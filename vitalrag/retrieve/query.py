@@ -22,6 +22,7 @@ the dense retriever and the names of definitions find what it is about.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,8 @@ from vitalrag.kernel.text import STOPWORDS, identifiers
 #: the longest query text, in characters: every step a query takes is linear in
 #: its length, and this bounds them (CLI, MCP server and Python API alike)
 MAX_QUERY_CHARS = 8_000
+#: a query that is one name and nothing else
+_LONE_NAME = re.compile(r"[^\W\d][\w$]*")
 #: how much of a refused query its message quotes
 _QUOTED = 60
 
@@ -76,7 +79,11 @@ class Query:
 
 def has_searchable_word(text: str) -> bool:
     """Whether ``text`` has a word a retriever can search for: an identifier of two
-    or more characters that is not an English function word."""
+    or more characters that is not an English function word, or one name alone,
+    whatever its length (Flask's ``g``, a type parameter ``T``)."""
+    lone = text.strip().strip("`").removesuffix("()")
+    if _LONE_NAME.fullmatch(lone) and lone.casefold() not in STOPWORDS:
+        return True
     return any(len(w) > 1 and w.casefold() not in STOPWORDS for w in identifiers(text))
 
 
