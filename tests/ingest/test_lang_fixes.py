@@ -21,3 +21,22 @@ def test_a_calling_convention_macro_does_not_rename_the_function():
         objs = {o.name: o for o in _facts(path, src).objects}
         assert set(objs) == {"main", "f"}, path
         assert (objs["main"].start_line, objs["main"].end_line) == (1, 4)
+
+
+def test_macros_around_a_cpp_definition_leave_its_qualified_name():
+    """spdlog's ``-inl.h`` files: an export macro before the return type and a
+    noexcept macro after the parameters."""
+    src = (
+        "#include <memory>\n"
+        "SPDLOG_INLINE std::shared_ptr<logger> spdlog::async_logger::clone(std::string n) {\n    return x;\n}\n"
+        "namespace spdlog {\n"
+        "SPDLOG_INLINE void logger::swap(spdlog::logger &other) SPDLOG_NOEXCEPT {\n    name_.swap(other.name_);\n}\n"
+        "SPDLOG_INLINE std::tm localtime() SPDLOG_NOEXCEPT {\n    return now();\n}\n"
+        "SPDLOG_INLINE spdlog::log_clock::time_point now() {\n    return clock();\n}\n"
+        "bool A::operator bool() const { return true; }\n"
+        "}\n"
+    )
+    objs = {o.qualname: o.kind for o in _facts("include/spdlog/logger-inl.h", src).objects}
+    assert objs == {"spdlog.async_logger.clone": "method", "spdlog.logger.swap": "method",
+                    "spdlog.localtime": "function", "spdlog.now": "function",
+                    "spdlog.A.operatorbool": "method"}

@@ -169,9 +169,46 @@ def _params(function: Node | None) -> str:
     return ",".join(types)
 
 
+def _without_prefix(name: str) -> str:
+    """A qualified name that the grammar read together with what stood before it,
+    cut to its last word: a macro before the return type (``SPDLOG_INLINE void
+    spdlog::logger::flush``, ``std::shared_ptr<logger> spdlog::logger::clone``) is
+    ``spdlog::logger::flush``; an operator's own words are kept (``A::operator bool``)."""
+    head, op, tail = name.partition("operator")
+    for _ in range(8):
+        if "<" not in head:
+            break
+        head = _TEMPLATE_ARGS.sub("", head)
+    words = head.split()
+    if len(words) > 1 and not words[-1].startswith("::") and not words[-2].endswith("::"):
+        head = words[-1]
+    return head + op + tail
+
+
+def _misread_declarator(node: Node) -> Node | None:
+    """The function declarator of a definition whose declarator the grammar lost to
+    a macro after the parameters (``void A::swap(A &o) SPDLOG_NOEXCEPT {``: the
+    declarator is ``SPDLOG_NOEXCEPT``, the function sits in an ``ERROR`` before it;
+    without parameters, ``std::tm localtime() SPDLOG_NOEXCEPT {``, it reads as a
+    variable initialised by ``()``)."""
+    for child in node.children:
+        if child.type == "ERROR":
+            for c in child.named_children:
+                if c.type == "function_declarator":
+                    return c
+                value = c.child_by_field_name("value") if c.type == "init_declarator" else None
+                if value is not None and value.type == "argument_list":
+                    return c
+    return None
+
+
 def _function(cand: Candidate, path: str, cpp: bool) -> Candidate | None:
     declarator = cand.node.child_by_field_name("declarator")
     name_node, function = _declarator_name(declarator)
+    if function is None and declarator is not None and declarator.type == "identifier":
+        recovered = _misread_declarator(cand.node)
+        if recovered is not None:
+            name_node, function = _declarator_name(recovered)
     type_node = cand.node.child_by_field_name("type")
     if (function is None and declarator is not None and declarator.type == "parenthesized_declarator"
             and type_node is not None and type_node.type == "type_identifier"):
@@ -190,11 +227,13 @@ def _function(cand: Candidate, path: str, cpp: bool) -> Candidate | None:
         args = [_WS.sub("", text(p)) for p in (function.child_by_field_name("parameters") or cand.node).named_children]
         cand.name, cand.kind = ".".join(a for a in args[:2] if a), "test"
         return cand
-    if name_node.type == "qualified_identifier" and cpp:
-        parts = _plain(text(name_node)).split(".")
+    parts = _plain(_without_prefix(text(name_node))).split(".") if name_node.type == "qualified_identifier" else []
+    if len(parts) > 1 and cpp:
         cand.name = parts[-1]
         cand.owner = ".".join(_namespaces_around(cand.node) + parts[:-1])
         cand.kind = "method"
+    elif len(parts) == 1:  # the scope was the return type's (``ns::T f()`` misread as one name)
+        cand.name = parts[0]
     elif name_node.type == "template_function":
         cand.name = text(name_node.child_by_field_name("name"))
     else:
