@@ -40,3 +40,28 @@ def test_macros_around_a_cpp_definition_leave_its_qualified_name():
     assert objs == {"spdlog.async_logger.clone": "method", "spdlog.logger.swap": "method",
                     "spdlog.localtime": "function", "spdlog.now": "function",
                     "spdlog.A.operatorbool": "method"}
+
+
+def test_a_script_with_no_ending_is_code_when_its_first_lines_say_so(tmp_path):
+    """bash-completion's library is ``bash_completion`` (an Emacs mode line, no
+    ``#!``); helpers and ``bin/`` scripts have a ``#!`` line and no ending."""
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+    from vitalrag.ingest.walk import walk_repository
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bash_completion").write_text(
+        "#          -*- shell-script -*-\n#\n_comp_initialize()\n{\n    _comp_split words\n}\n"
+        "_comp_split()\n{\n    echo split\n}\n")
+    (tmp_path / "bin" / "deploy").write_text("#!/usr/bin/env bash\nrelease() { echo go; }\nrelease\n")
+    (tmp_path / "bin" / "tool").write_text("#!/usr/bin/python3.12\ndef main():\n    pass\n")
+    (tmp_path / "bin" / "report").write_text("#!/usr/bin/perl\nprint 1;\n")
+    (tmp_path / "NOTES").write_text("nothing to see\n")
+    walked = {f.path: f.language for f in walk_repository(tmp_path).files}
+    assert walked == {"bash_completion": "bash", "bin/deploy": "bash", "bin/tool": "python"}
+    assert walk_repository(tmp_path, content="docs").files == []
+    store = MemoryStore(tmp_path / ".idx")
+    index_repository(tmp_path, store, name="r", workers=1)
+    calls = {(e.source, e.target) for e in store.find_edges(repo="r", kind="CALLS")}
+    assert ("r:bash_completion:_comp_initialize", "r:bash_completion:_comp_split") in calls
+    assert "r:bin/tool:main" in {o.id for o in store.find_objects(repo="r", kind="function")}

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pathspec
 
-from vitalrag.ingest.content import DEFAULT_CONTENT, check_content, listed
+from vitalrag.ingest.content import DEFAULT_CONTENT, SNIFF_BYTES, Listed, check_content, listed, script_language
 from vitalrag.kernel.printable import escape_controls, has_control
 
 log = logging.getLogger(__name__)
@@ -237,6 +237,11 @@ def walk_repository(
         abspath = os.path.join(root_str, rel)
         limit = min(max_bytes, taken.max_bytes) if taken.max_bytes is not None else max_bytes
         reason, size = _check_file(root_path, abspath, limit)
+        if taken.sniff:  # a file with no ending: a script when its first lines say so
+            sniffed = None if reason else _script_language(abspath)
+            if sniffed is None:
+                continue
+            taken = Listed(sniffed)
         if reason:
             if limit < max_bytes and reason.startswith("over size limit"):
                 reason = f"over the size limit of {taken.language} files ({size} bytes > {limit})"
@@ -317,6 +322,15 @@ def _symlink_problem(root: Path, path: Path) -> str | None:
     if not target.is_relative_to(root):
         return "symlink points outside the repository"
     return None
+
+
+def _script_language(path: str) -> str | None:
+    """The language the first lines of the file at ``path`` name (``content.script_language``)."""
+    try:
+        with open(path, "rb") as f:
+            return script_language(f.read(SNIFF_BYTES))
+    except OSError:
+        return None
 
 
 def _check_file(root: Path, path: str, max_bytes: int) -> tuple[str | None, int]:
