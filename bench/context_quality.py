@@ -72,6 +72,8 @@ from vitalrag.allocate.fill import is_test_path
 from vitalrag.eval.corpora import cache_root
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
+from vitalrag.retrieve import rank as rank_module
+from vitalrag.retrieve.query import Query
 from vitalrag.model import file_id
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import make_embedder
@@ -222,7 +224,8 @@ def _span_lines(spans: Iterable[tuple[int, int]]) -> set[int]:
 class Variant:
     """A variation of ``context`` for experiments (``--variants FILE``: a JSON list
     of {"name", "pool"?, "weights"?, "fill"?, "k"?, "b_obj"?, "b_min"?, "dense_kinds"?,
-    "dense_tests"?}): the pool depth, the fusion weights (default: ``context``'s),
+    "dense_tests"?, "ranked"?, "rank"?}): the pool depth, the fusion weights (default: ``context``'s;
+    ``ranked``: the ranking stage instead, with ``rank``'s constants),
     fields of the fill policy, the allocation's parameters (``b_obj`` default: the
     policy's own), the view kinds the dense retriever searches and whether views
     in test files are among them (as if only those were embedded: the index's
@@ -240,6 +243,10 @@ class Variant:
     b_min: int = 128
     dense_kinds: tuple[str, ...] | None = None
     dense_tests: bool = True  # with dense_kinds: are views in test files searched too?
+    ranked: bool = False  # the ranking stage (retrieve.rank) over the fusion, as context has it
+    rank: dict[str, float] = field(default_factory=dict)  # its constants for this variant (SPREAD_DECAY...)
+    objects: bool = False  # the ranked objects' best views only
+    views_of_fused: bool = False  # Ranked.pool: the fused top views, in their objects' order
 
 
 class KindsEmbedded:
@@ -276,7 +283,23 @@ def variant(r: Retriever, q: Question, budget: int, v: Variant) -> Answer:
     weights = FUSION_WEIGHTS if v.weights is None else v.weights
     if v.dense_kinds is not None:
         r = Retriever(r.store, KindsEmbedded(r.index, v.dense_kinds, v.dense_tests), r.embedder)
-    hits = r.search(q.query, k=v.pool, repo=q.corpus, weights=weights)
+    if v.ranked:
+        saved = {name: getattr(rank_module, name) for name in v.rank}
+        try:
+            for name, value in v.rank.items():
+                setattr(rank_module, name, value)
+            ranked = r.ranked(Query.of(q.query, repo=q.corpus), v.pool, spread=False)
+            if v.objects:
+                hits = ranked.objects[:v.pool]
+            elif v.views_of_fused:
+                hits = ranked.pool(v.pool)
+            else:
+                hits = ranked.views[:v.pool]
+        finally:
+            for name, value in saved.items():
+                setattr(rank_module, name, value)
+    else:
+        hits = r.search(q.query, k=v.pool, repo=q.corpus, weights=weights)
     policy = dataclasses.replace(get_policy(DEFAULT_POLICY), **v.fill)  # type: ignore[arg-type]
     result = allocate(q.query, hits, policy=policy, budget=budget, k=v.k, store=r.store,
                       b_obj=policy.b_obj if v.b_obj is None else v.b_obj, b_min=v.b_min)

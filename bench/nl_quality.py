@@ -175,10 +175,10 @@ def snapshot(git_dir: Path, repo: Repo, dest: Path) -> None:
     (dest / ".complete").write_text(repo.revision)
 
 
-def index(tree: Path, store: Path, name: str) -> float:
+def index(tree: Path, store: Path, name: str, model: str | None = None) -> float:
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "vitalrag", "index", str(tree), "--store", str(store),
-                           "--name", name], capture_output=True, text=True)
+                           "--name", name, *(["--model", model] if model else [])], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"vitalrag index {tree} failed: {proc.stderr.strip()[-2000:]}")
     return time.perf_counter() - t
@@ -308,6 +308,7 @@ def main() -> None:
     ap.add_argument("--neo4j", metavar="URI", default=None, help="also serve each index from Neo4j")
     ap.add_argument("--out", default="runs/nl")
     ap.add_argument("--no-results", action="store_true", help="do not write bench/results/")
+    ap.add_argument("--model", default=None, help="the embedding model to index with (default: vitalrag's)")
     ap.add_argument("--reuse-index", action="store_true",
                     help="query an index left under --out as it is (ranking changes need no re-index)")
     args = ap.parse_args()
@@ -343,7 +344,7 @@ def main() -> None:
         tree = out / name / f"tree-{repo.revision[:12]}"
         snapshot(repo.mirror(Path(args.mirrors)), repo, tree)
         store = out / name / "store"
-        secs = 0.0 if args.reuse_index and (store / "current.json").exists() else index(tree, store, name)
+        secs = 0.0 if args.reuse_index and (store / "current.json").exists() else index(tree, store, name, args.model)
         print(f"{name}: {len(qs)} questions, index {secs:.1f}s", file=sys.stderr)
         r = Retriever.open(str(store))
         served = None

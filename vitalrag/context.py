@@ -87,8 +87,8 @@ def _allocate_context(retriever: Retriever, query: Query, settings: ContextSetti
                       counter: TokenCounter | None) -> Allocation:
     shape = None
     if settings.retriever == "fused":
-        ranked = retriever.ranked(query, settings.pool)
-        hits, shape = ranked.views[:settings.pool], ranked.shape
+        ranked = retriever.ranked(query, settings.pool, spread=False, priors=False)
+        hits, shape = ranked.pool(settings.pool), ranked.shape
     else:
         hits = retriever.search(query, k=settings.pool, retriever=settings.retriever)
     log.debug("retrieved %d views for %r with %s", len(hits), query.text, settings.retriever)

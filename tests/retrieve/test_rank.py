@@ -178,11 +178,28 @@ def test_tests_count_fully_when_the_question_is_about_tests() -> None:
     found = [hit(view("tests/test_app.py", "test_run"), bm25=1), hit(view("app.py", "run"), bm25=2)]
     assert order(rank("run the app", found, names_of={}))[0] == "r:app.py:run"
     assert order(rank("tests that run the app", found, names_of={}))[0] == "r:tests/test_app.py:test_run"
+    # context ranks without priors (its allocator puts tests after code itself)
+    assert order(rank("run the app", found, names_of={}, priors=False))[0] == "r:tests/test_app.py:test_run"
+
+
+def test_the_allocators_pool_is_the_fused_top_views_in_their_objects_order() -> None:
+    """``Ranked.pool(n)``: the views the fusion ranked in its first n, regrouped by
+    object, not the first objects' every view (a call site or window each)."""
+    busy = [hit(View(id=f"r:a.py:f#call:{i}", object_id="r:a.py:f", kind="call_site", path=f"c{i}.py",
+                     start_line=1, end_line=1, text="f()", content_hash=f"c{i}", identifier="f", repo="r"),
+                bm25=20 + i) for i in range(10)]
+    found = [hit(view("a.py", "f"), bm25=1), hit(view("b.py", "g"), bm25=2), hit(view("c.py", "h"), bm25=3), *busy]
+    ranked = rank("something", found, names_of={})
+    assert [sv.view.object_id for sv in ranked.views[:3]] == ["r:a.py:f"] * 3  # f's call sites first
+    pool = ranked.pool(3)
+    assert [sv.view.object_id for sv in pool] == ["r:a.py:f", "r:b.py:g", "r:c.py:h"]
 
 
 def test_the_list_spreads_over_files(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rank_module, "COHERENCE_LIFT", 0.0)  # the spread alone
     found = [hit(view("a.py", f"f{i}"), bm25=i) for i in range(1, 4)] + [hit(view("b.py", "g"), bm25=4)]
     assert order(rank("something", found, names_of={})).index("r:b.py:g") == 1
+    # context ranks without it: a change's definitions are often in one file
+    assert order(rank("something", found, names_of={}, spread=False)).index("r:b.py:g") == 3
     monkeypatch.setattr(rank_module, "SPREAD_DECAY", 1.0)
     assert order(rank("something", found, names_of={})).index("r:b.py:g") == 3

@@ -169,10 +169,10 @@ class Retriever:
             return self.ranked(query, k).objects[:k]
         return self.retriever(retriever, weights).rank(query, self.scope(query), k)
 
-    def ranked(self, query: Query, k: int = POOL) -> Ranked:
+    def ranked(self, query: Query, k: int = POOL, *, spread: bool = True, priors: bool = True) -> Ranked:
         """The fused views for ``query``, ranked for the question (``retrieve.rank``):
         one entry per object in ``objects`` (at least ``k`` when found), and every
-        view found, following its object, in ``views``."""
+        view found, following its object, in ``views`` (``spread``, ``priors``: see ``rank``)."""
         scope = self.scope(query)
         fused = self.retriever("fused").rank(query, scope, max(k, POOL) * 3)
         words = identifiers(query.text)
@@ -183,7 +183,8 @@ class Retriever:
         known = {h.view.object_id for h in fused if h.view.kind != "call_site"}
         wanted = [oid for ids in asked.values() for oid in ids if oid not in known]
         extra = self.index.bodies(wanted) if wanted else {}
-        return rank(query.text, fused, names_of=asked, extra=extra, paths=self._path_words(scope))
+        return rank(query.text, fused, names_of=asked, extra=extra, paths=self._path_words(scope),
+                    spread=spread, priors=priors)
 
     def _path_words(self, scope: Scope) -> PathWords:
         key = scope.allowed

@@ -32,6 +32,8 @@ about identifiers. This stage reads the question's shape, then ranks *objects*:
 7. **Spread.** Each further object of a file already listed counts half as
    much again, so the list covers more files.
 
+``search`` takes every step; ``context`` all but 6 and 7 (see ``rank``).
+
 Every step reads only the views, their paths and the index's names, so the
 embedded and the Neo4j stores rank alike.
 """
@@ -263,11 +265,30 @@ class Ranked:
     objects: list[ScoredView]
     views: list[ScoredView]
     shape: Shape
+    #: how many views the fusion ranked above each view (its place in the fused list)
+    fused_rank: Mapping[str, int] = field(default_factory=dict)
+
+    def pool(self, n: int) -> list[ScoredView]:
+        """What an allocator chooses from: the views the fusion ranked in its first
+        ``n`` and the best view of each of the first ``n`` objects, in their
+        objects' order, ``n`` at most (``views[:n]`` would give the first objects'
+        every call site and window, and fewer objects)."""
+        best = {sv.view.id for sv in self.objects[:n]}
+        return [sv for sv in self.views if self.fused_rank.get(sv.view.id, n) < n or sv.view.id in best][:n]
 
 
 def rank(text: str, hits: Sequence[ScoredView], *, names_of: Mapping[str, Sequence[str]],
-         extra: Mapping[str, View] | None = None, paths: PathWords | None = None) -> Ranked:
+         extra: Mapping[str, View] | None = None, paths: PathWords | None = None,
+         spread: bool = True, priors: bool = True) -> Ranked:
     """Rank the fused ``hits`` for the question ``text``.
+
+    ``spread``: each further object of a file counts less (a ranked list a
+    person reads); ``priors``: tests, re-exports and aside folders count less.
+    ``context`` ranks without either: its allocator keeps one slot per object,
+    puts tests after code itself and its outline spreads over files, and the
+    definitions a change touches are often in one file (bench/context_quality.py's
+    history questions at 4K: entry 75.6 with both, 82.5 without the spread,
+    84.7 without either, 83.5 with no ranking stage).
 
     ``names_of``: the index's object ids by name, for the question's names;
     ``extra``: a view (the body) of each named object, for those the retrievers
@@ -323,12 +344,14 @@ def rank(text: str, hits: Sequence[ScoredView], *, names_of: Mapping[str, Sequen
     for oid in named & best.keys():
         score[oid] += lift * top
 
-    for oid, sv in best.items():
-        score[oid] *= prior(sv.view.path, sh.about_tests)
+    if priors:
+        for oid, sv in best.items():
+            score[oid] *= prior(sv.view.path, sh.about_tests)
 
     # spread: each further object of a listed file counts half as much again
     # (decay only lowers a score, so an entry re-scored for its file's count is
     # pushed back and taken once nothing left can beat it)
+    decay = SPREAD_DECAY if spread else 1.0
     heap = [(-s, o, 0) for o, s in score.items()]
     heapq.heapify(heap)
     taken: dict[str, int] = defaultdict(int)
@@ -337,7 +360,7 @@ def rank(text: str, hits: Sequence[ScoredView], *, names_of: Mapping[str, Sequen
         neg, o, seen = heapq.heappop(heap)
         path = best[o].view.path
         if seen != taken[path]:
-            heapq.heappush(heap, (-score[o] * SPREAD_DECAY ** taken[path], o, taken[path]))
+            heapq.heappush(heap, (-score[o] * decay ** taken[path], o, taken[path]))
             continue
         final[o] = -neg
         taken[path] += 1
@@ -358,4 +381,4 @@ def rank(text: str, hits: Sequence[ScoredView], *, names_of: Mapping[str, Sequen
         base = best[oid].score or 1.0
         views.extend(ScoredView(h.view, sv.score * fused[h.view.id] / base * 0.999, h.retrievers)
                      for h in rest)
-    return Ranked(objects, views, sh)
+    return Ranked(objects, views, sh, {h.view.id: i for i, h in enumerate(hits)})
