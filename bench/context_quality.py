@@ -245,6 +245,8 @@ class Variant:
     dense_tests: bool = True  # with dense_kinds: are views in test files searched too?
     ranked: bool = False  # the ranking stage (retrieve.rank) over the fusion, as context has it
     rank: dict[str, float] = field(default_factory=dict)  # its constants for this variant (SPREAD_DECAY...)
+    spread: bool = False  # the ranking stage's spread (context ranks without it)
+    priors: bool = False  # the ranking stage's path priors (context ranks without them)
     objects: bool = False  # the ranked objects' best views only
     views_of_fused: bool = False  # Ranked.pool: the fused top views, in their objects' order
 
@@ -288,7 +290,7 @@ def variant(r: Retriever, q: Question, budget: int, v: Variant) -> Answer:
         try:
             for name, value in v.rank.items():
                 setattr(rank_module, name, value)
-            ranked = r.ranked(Query.of(q.query, repo=q.corpus), v.pool, spread=False)
+            ranked = r.ranked(Query.of(q.query, repo=q.corpus), v.pool, spread=v.spread, priors=v.priors)
             if v.objects:
                 hits = ranked.objects[:v.pool]
             elif v.views_of_fused:
