@@ -65,3 +65,67 @@ def test_a_script_with_no_ending_is_code_when_its_first_lines_say_so(tmp_path):
     calls = {(e.source, e.target) for e in store.find_edges(repo="r", kind="CALLS")}
     assert ("r:bash_completion:_comp_initialize", "r:bash_completion:_comp_split") in calls
     assert "r:bin/tool:main" in {o.id for o in store.find_objects(repo="r", kind="function")}
+
+
+def _calls(tmp_path, files: dict[str, str]) -> set[tuple[str, str]]:
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    store = MemoryStore(tmp_path / ".idx")
+    index_repository(tmp_path, store, name="r", workers=1)
+    return {(e.source.removeprefix("r:"), e.target.removeprefix("r:"))
+            for e in store.find_edges(repo="r", kind="CALLS")}
+
+
+def test_an_imported_member_of_an_object_shadows_the_packages_function(tmp_path):
+    """okio's ``ByteStringJavaTest`` imports ``okio.TestUtil.makeSegments`` while
+    its package also has a top-level ``makeSegments``: the import wins."""
+    calls = _calls(tmp_path, {
+        "src/TestUtil.kt": "package okio\n\nobject TestUtil {\n  fun makeSegments(s: String): String = s\n}\n",
+        "src/Testing.kt": "package okio\n\nfun makeSegments(s: String): String = s\n",
+        "src/UseTest.kt": "package okio\n\nimport okio.TestUtil.makeSegments\nimport java.util.Collections.max\n\n"
+                          "class UseTest {\n  fun run() = makeSegments(\"a\") + max(listOf(1))\n}\n",
+        "src/Max.kt": "package okio\n\nfun max(xs: List<Int>): Int = 0\n",
+    })
+    assert ("src/UseTest.kt:UseTest.run", "src/TestUtil.kt:TestUtil.makeSegments") in calls
+    assert ("src/UseTest.kt:UseTest.run", "src/Testing.kt:makeSegments") not in calls
+    # a name imported from outside the repository is not the package's function of that name
+    assert ("src/UseTest.kt:UseTest.run", "src/Max.kt:max") not in calls
+
+
+def test_the_types_of_an_elixir_spec_are_not_calls(tmp_path):
+    """jason's ``@spec integer(integer) :: iodata`` above ``def integer``: the
+    module called nothing there (21 such edges in jason's index)."""
+    calls = _calls(tmp_path, {"lib/enc.ex": (
+        "defmodule Enc do\n"
+        "  @type opts :: keyword()\n"
+        "  @spec integer(integer) :: iodata\n"
+        "  def integer(n), do: Integer.to_string(n)\n\n"
+        "  @callback value(term) :: opts()\n"
+        "  @table build(3)\n"
+        "  def value(v), do: integer(v)\n"
+        "  defp build(n), do: n\n"
+        "end\n")})
+    assert calls == {("lib/enc.ex:Enc.value", "lib/enc.ex:Enc.integer"),
+                     ("lib/enc.ex:Enc", "lib/enc.ex:Enc.build")}
+
+
+def test_a_bare_call_never_resolves_to_an_instance_method(tmp_path):
+    """optparse-applicative's ``Types.hs`` has ``instance Show (Option a)`` and
+    ``instance Alternative Parser``: ``show r`` on a result and ``mappend e1 e2``
+    on chunks are not those instances' equations (the argument's type is not
+    followed); a ``where`` function of the instance's equation still is."""
+    calls = _calls(tmp_path, {
+        "src/Types.hs": ("module Types where\n\ndata Box a = Box a\n\n"
+                         "instance Show (Box a) where\n  show (Box _) = helper \"box\"\n    where helper s = s\n\n"
+                         "class Render a where\n  render :: a -> String\n\n"
+                         "errorP :: String -> String\nerrorP s = s\n\n"
+                         "instance Render (Box a) where\n  render b = errorP (show b)\n"),
+        "src/Main.hs": "module Main where\n\nimport Types\n\nmain :: IO ()\nmain = putStrLn (show 3 ++ render (Box 1))\n",
+    })
+    assert calls == {("src/Main.hs:main", "src/Types.hs:Render.render"),
+                     ("src/Types.hs:instance Render (Box a).render", "src/Types.hs:errorP"),
+                     ("src/Types.hs:instance Show (Box a).show", "src/Types.hs:instance Show (Box a).show.helper")}

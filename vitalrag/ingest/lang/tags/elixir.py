@@ -43,6 +43,8 @@ _DEFINERS = frozenset({"def", "defp", "defmacro", "defmacrop", "defguard", "defg
 #: the definitions' own keywords: the syntax of a definition, not calls
 _MODULE_DEFINERS = frozenset({"defmodule", "defprotocol", "defimpl", "defstruct", "defexception"})
 _IMPORTERS = frozenset({"alias", "import", "require", "use"})
+#: the module attributes whose arguments are types (their ``f(t)`` are no calls)
+_TYPESPECS = frozenset({"spec", "type", "typep", "opaque", "callback", "macrocallback"})
 #: a callee that is no call worth a reference (``x.field`` map access)
 _SKIP = "\0"
 #: Kernel's functions and macros and the special forms (and ExUnit's): external
@@ -174,10 +176,13 @@ def _annotate(root: Node, facts: FileFacts[ElixirFacts]) -> ElixirFacts:
     # a definition's head (``def total(items)``) is no call of ``total``; nor is ``map.field``
     facts.refs = [r for r in facts.refs if r.name != _SKIP and (r.source, r.name, r.line) not in heads]
     docs: list[tuple[int, int, str, str]] = []  # (first line, last line, attribute, text)
+    typespecs: list[tuple[int, int]] = []  # the lines of ``@spec``, ``@type``, ``@callback``...
     for node in descendants(root, frozenset({"call", "unary_operator"})):
         if node.type == "unary_operator":
             operand = node.child_by_field_name("operand")
             target = operand.child_by_field_name("target") if operand is not None else None
+            if target is not None and text(target) in _TYPESPECS:
+                typespecs.append((start_line(node), end_line(node)))
             if operand is not None and target is not None and text(target) in ("doc", "moduledoc"):
                 strings = list(descendants(operand, frozenset({"quoted_content"})))
                 if strings:
@@ -187,6 +192,10 @@ def _annotate(root: Node, facts: FileFacts[ElixirFacts]) -> ElixirFacts:
         verb = text(target) if target is not None and target.type == "identifier" else ""
         if verb in _IMPORTERS:
             _alias_refs(node, facts, verb, _module_at(modules, start_line(node)))
+    if typespecs:  # ``f(t)`` and ``t()`` in ``@spec f(t) :: t()`` are types: the module called nothing
+        module_ids = {m.id for m in modules}
+        facts.refs = [r for r in facts.refs if r.kind != "call" or r.source not in module_ids
+                      or not any(a <= r.line <= b for a, b in typespecs)]
     objects = list(facts.objects)
     for first, last, attribute, doc in docs:
         if attribute == "moduledoc":

@@ -190,12 +190,18 @@ def prepare(repo: str, facts: list[FileFacts[HaskellFacts]]) -> None:
 
 # --- resolution -------------------------------------------------------------------------------
 
+def _instance_equation(f: FileFacts[HaskellFacts], o: CodeObject) -> bool:
+    """An ``instance C T``'s method: it runs for ``T`` only, and the argument's type is not
+    followed, so a bare call of the method's name is never taken to be it."""
+    return o.qualname.startswith("instance ") and f.parents.get(o.id, f.file.id) == f.file.id
+
+
 def _exported(f: FileFacts[HaskellFacts], name: str) -> list[CodeObject]:
     """The top-level functions and class methods of ``f`` named ``name``."""
     by_id = {o.id: o for o in f.objects}
     out = []
     for o in f.objects:
-        if o.name != name or o.kind not in ("function", "method"):
+        if o.name != name or o.kind not in ("function", "method") or _instance_equation(f, o):
             continue
         parent = f.parents.get(o.id, f.file.id)
         if parent == f.file.id or (parent in by_id and by_id[parent].kind == "interface"):
@@ -252,7 +258,8 @@ def _resolve_call(f: FileFacts[HaskellFacts], ref: RawRef, index: ObjectIndex[Ha
     if caller is not None:  # ``where`` functions of the caller and the functions around it
         parts = caller.qualname.split("#", 1)[0].split(".")
         for i in range(len(parts), 0, -1):
-            local = [o for o in f.objects if o.qualname == ".".join([*parts[:i], name]) and o.kind == "function"]
+            local = [o for o in f.objects if o.qualname == ".".join([*parts[:i], name]) and o.kind == "function"
+                     and not _instance_equation(f, o)]
             if local:
                 call_target(res, ref.source, ref.name, ref.line, local)
                 return

@@ -25,8 +25,11 @@ object of its own whose members are the type's: ``self.f()`` and ``f()`` in it,
 and ``Cart.f()`` anywhere, find them (the type is looked up as the extension's
 file sees it; an extension of a type the repository lacks keeps its members).
 
-Imports: one name links the file to the object; a whole package to every
-file that declares it. A path under a package the repository declares but
+Imports: one name links the file to the object (a type's member, Kotlin's
+``import a.b.TestUtil.f``, to the type, and ``f`` is then the member); a whole
+package to every file that declares it. A name imported one by one from
+outside the repository hides the package's and the whole imports' objects of
+that name. A path under a package the repository declares but
 naming nothing there is ``missing-module``; anything else is external.
 """
 
@@ -108,8 +111,8 @@ def resolve_packaged(repo: str, facts: list[FileFacts[PackagedFacts]], scoping: 
         outside: set[str] = set()  # names bound by imports of code outside the repository
         for ref in f.refs:
             if isinstance(ref.data, Imported):
-                _resolve_import(f, ref, ref.data, packages, imported, wholes, outside, res)
-        scopes.append((_Scope(f, index, packages, imported, wholes, scoping.fallback), outside))
+                _resolve_import(f, ref, ref.data, index, packages, imported, wholes, outside, res)
+        scopes.append((_Scope(f, index, packages, imported, wholes, scoping.fallback, outside), outside))
     members = _Members(index, scopes)
     for f, (scope, outside) in zip(facts, scopes):
         for ref in f.refs:
@@ -137,8 +140,8 @@ class _Members:
         return [o for c in self.family.get(target, [target]) for o in self.index.members(c, name)]
 
 
-def _resolve_import(f: FileFacts[PackagedFacts], ref: RawRef, imp: Imported, packages: _Packages,
-                    imported: dict[str, list[CodeObject]], wholes: list[str], outside: set[str],
+def _resolve_import(f: FileFacts[PackagedFacts], ref: RawRef, imp: Imported, index: ObjectIndex[PackagedFacts],
+                    packages: _Packages, imported: dict[str, list[CodeObject]], wholes: list[str], outside: set[str],
                     res: Resolution) -> None:
     fid = f.file.id
     if imp.whole:
@@ -162,6 +165,14 @@ def _resolve_import(f: FileFacts[PackagedFacts], ref: RawRef, imp: Imported, pac
     elif package in packages.files or (package.split(".", 1)[0] in packages.roots and "." in package
                                        and _owner_type(package, packages) is None):
         leave_open(res, fid, "IMPORTS", ref.name, ref.line, "missing-module")
+    elif (owner := _owner_type(package, packages)) is not None:
+        # a member of a repository type (Kotlin's ``import a.b.TestUtil.makeSegments``)
+        link(res, fid, owner.id, "IMPORTS", ref.line)
+        found = [o for o in index.members(owner.id, name) if o.kind in _CALLABLE]
+        if found:
+            imported.setdefault(imp.alias or name, []).extend(found)
+        else:  # inherited, or a property: the name is bound, to nothing we can name
+            outside.add(imp.alias or name)
     else:
         outside.add(imp.alias or name)
         res.external += 1
@@ -187,9 +198,11 @@ class _Scope:
     """The names one file sees, in the order of the module docstring."""
 
     def __init__(self, f: FileFacts[PackagedFacts], index: ObjectIndex[PackagedFacts], packages: _Packages,
-                 imported: dict[str, list[CodeObject]], wholes: list[str], fallback: str | None = None) -> None:
+                 imported: dict[str, list[CodeObject]], wholes: list[str], fallback: str | None = None,
+                 outside: frozenset[str] | set[str] = frozenset()) -> None:
         self.f, self.index, self.packages = f, index, packages
         self.imported = imported
+        self.outside = outside  # names imported one by one from outside the repository
         self.wholes = wholes if fallback is None or fallback == f.data.package else [*wholes, fallback]
         self.extensions = {oid for oid, _ in f.data.extensions}
 
@@ -199,6 +212,8 @@ class _Scope:
             return own
         if name in self.imported:
             return self.imported[name]
+        if name in self.outside:  # an import of that name shadows the package's and whole imports
+            return []
         same = [o for o in self.packages.tops.get(self.f.data.package, {}).get(name, []) if o.path != self.f.path]
         if same:
             return same
