@@ -12,15 +12,25 @@ from pathlib import Path
 
 import pytest
 
-from vitalrag.ingest.facts import FileFacts
-from vitalrag.ingest.lang import REGISTRY, language_for_path
 from vitalrag.kernel.text import code_tokens
+from language_golden import (  # noqa: F401 - pytest runs the imported tests here
+    by_qualname as _by_qualname,
+    facts as _facts,
+    indexed_fixture,
+    test_broken_file_is_partly_indexed_and_reported,
+    test_edges_match_golden,
+    test_every_definition_has_lines_hash_and_language,
+    test_objects_match_golden,
+    test_repository_contains_every_top_file_or_folder,
+    test_tests_edges_follow_calls_from_tests,
+    test_unresolved_match_golden,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
 GOLDEN: dict[str, dict] = {
     "ruby_basic": {
-        "broken": ['lib/broken.rb'],
+        "broken": 'lib/broken.rb',
         "objects": {
             ('class', 'lib/broken.rb:Fine'),
             ('class', 'lib/shop.rb:Shop'),
@@ -123,7 +133,7 @@ GOLDEN: dict[str, dict] = {
         },
     },
     "lua_basic": {
-        "broken": ['lua/broken.lua'],
+        "broken": 'lua/broken.lua',
         "objects": {
             ('file', 'lua/broken.lua'),
             ('file', 'lua/shop/cart.lua'),
@@ -184,7 +194,7 @@ GOLDEN: dict[str, dict] = {
         },
     },
     "bash_basic": {
-        "broken": ['lib/broken.sh'],
+        "broken": 'lib/broken.sh',
         "objects": {
             ('file', 'bin/deploy.sh'),
             ('file', 'lib/broken.sh'),
@@ -242,7 +252,7 @@ GOLDEN: dict[str, dict] = {
         },
     },
     "elixir_basic": {
-        "broken": ['lib/shop/broken.ex'],
+        "broken": 'lib/shop/broken.ex',
         "objects": {
             ('class', 'lib/shop/broken.ex:Shop.Broken'),
             ('class', 'lib/shop/broken.ex:Shop.Fine'),
@@ -324,7 +334,7 @@ GOLDEN: dict[str, dict] = {
         },
     },
     "zig_basic": {
-        "broken": ['src/broken.zig'],
+        "broken": 'src/broken.zig',
         "objects": {
             ('class', 'src/cart.zig:Cart'),
             ('class', 'src/util.zig:Range'),
@@ -388,7 +398,7 @@ GOLDEN: dict[str, dict] = {
         },
     },
     "haskell_basic": {
-        "broken": ['src/Shop/Broken.hs'],
+        "broken": 'src/Shop/Broken.hs',
         "objects": {
             ('class', 'src/Shop/Cart.hs:Cart'),
             ('class', 'src/Shop/Cart.hs:Cents'),
@@ -460,83 +470,10 @@ GOLDEN: dict[str, dict] = {
 }
 
 
-def _short(node_id: str) -> str:
-    return node_id.removeprefix("fx:")
-
-
-@pytest.fixture(scope="module", params=sorted(GOLDEN))
-def indexed(request, tmp_path_factory):
-    from vitalrag.graph.memory import MemoryStore
-    from vitalrag.ingest import index_repository
-
-    name = request.param
-    store = MemoryStore(tmp_path_factory.mktemp(name) / "idx")
-    report = index_repository(FIXTURES / name, store, name="fx", workers=1)
-    return name, store, report
-
-
-def test_objects_match_golden(indexed):
-    name, store, _ = indexed
-    found = {(o.kind, _short(o.id)) for o in store.find_objects(repo="fx") if o.kind != "repository"}
-    assert found == GOLDEN[name]["objects"]
-
-
-@pytest.mark.parametrize("kind", ["CONTAINS", "IMPORTS", "CALLS"])
-def test_edges_match_golden(indexed, kind):
-    name, store, _ = indexed
-    found = {(_short(e.source), _short(e.target)) for e in store.find_edges(repo="fx", kind=kind)
-             if e.source != "fx"}
-    assert found == GOLDEN[name][kind]
-
-
-def test_repository_contains_every_top_file_or_folder(indexed):
-    _, store, _ = indexed
-    contained = {e.target for e in store.find_edges(repo="fx", kind="CONTAINS")}
-    assert {o.id for o in store.find_objects(repo="fx") if o.kind in ("file", "module")} <= contained
-
-
-def test_unresolved_match_golden(indexed):
-    name, store, _ = indexed
-    found = {(_short(u.source), u.kind, u.name, u.reason) for u in store.unresolved("fx")}
-    assert found == GOLDEN[name]["unresolved"]
-
-
-def test_tests_edges_follow_calls_from_tests(indexed):
-    _, store, _ = indexed
-    kinds = {o.id: o.kind for o in store.find_objects(repo="fx")}
-    expected = {(e.source, e.target) for e in store.find_edges(repo="fx", kind="CALLS")
-                if kinds[e.source] == "test" and kinds[e.target] != "test"}
-    assert expected
-    assert {(e.source, e.target) for e in store.find_edges(repo="fx", kind="TESTS")} == expected
-
-
-def test_broken_file_is_partly_indexed_and_reported(indexed):
-    name, store, report = indexed
-    (broken,) = GOLDEN[name]["broken"]
-    assert any(s.path == broken and "syntax" in s.reason for s in report.skipped)
-    assert [o for o in store.find_objects(repo="fx", path=broken) if o.kind != "file"]
-
-
-def test_every_definition_has_lines_hash_and_language(indexed):
-    _, store, _ = indexed
-    for o in store.find_objects(repo="fx"):
-        if o.kind in ("repository", "module"):
-            continue
-        assert 1 <= o.start_line <= o.end_line, o.id
-        assert o.content_hash and o.language, o.id
+indexed = indexed_fixture(GOLDEN)
 
 
 # --- details of single objects ---------------------------------------------------------------
-
-def _facts(path: str, text: str) -> FileFacts:
-    language = language_for_path(path)
-    assert language is not None, path
-    return REGISTRY[language].extract("r", path, text)
-
-
-def _by_qualname(facts: FileFacts) -> dict:
-    return {o.qualname: o for o in facts.objects}
-
 
 def test_ruby_signatures_docstrings_and_singletons():
     facts = _facts("lib/shop/cart.rb", (FIXTURES / "ruby_basic/lib/shop/cart.rb").read_text())
