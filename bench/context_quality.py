@@ -66,7 +66,7 @@ from _common import pct
 
 from vitalrag.context import context_from
 from vitalrag.allocate.api import allocate
-from vitalrag.context import DEFAULT_POOL, FUSION_WEIGHTS
+from vitalrag.context import DEFAULT_POOL
 from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
 from vitalrag.allocate.fill import is_test_path
 from vitalrag.eval.corpora import cache_root
@@ -282,7 +282,7 @@ def ours(r: Retriever, q: Question, budget: int, policy: str | None) -> Answer:
 
 def variant(r: Retriever, q: Question, budget: int, v: Variant) -> Answer:
     t = time.perf_counter()
-    weights = FUSION_WEIGHTS if v.weights is None else v.weights
+    weights = dict(rank_module.WEIGHTS["prose"]) if v.weights is None else v.weights
     if v.dense_kinds is not None:
         r = Retriever(r.store, KindsEmbedded(r.index, v.dense_kinds, v.dense_tests), r.embedder)
     if v.ranked:

@@ -37,9 +37,6 @@ from vitalrag.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 
-#: the fused weights of a prose question (``retrieve.rank.WEIGHTS`` by question shape)
-FUSION_WEIGHTS = dict(WEIGHTS["prose"])
-
 #: how many ranked views the allocator chooses from by default
 DEFAULT_POOL = 100
 
@@ -146,5 +143,5 @@ def context(query: str, file: str | None = None, line: int | None = None, *,
         return allocate_context(index.retriever(), asked, settings, counter=counter)
 
 
-__all__ = ["DEFAULT_POOL", "FUSION_WEIGHTS", "ContextSettings", "allocate_context", "context",
+__all__ = ["DEFAULT_POOL", "ContextSettings", "allocate_context", "context",
            "context_from"]

@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 
 from vitalrag.allocate import AllocationRecord, context, context_from, policy_names
-from vitalrag.context import DEFAULT_POOL, FUSION_WEIGHTS
+from vitalrag.context import DEFAULT_POOL
 from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import HashingEmbedder
 from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.retrieve.rank import WEIGHTS
 from vitalrag.tokens import get_counter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
@@ -66,7 +67,7 @@ def test_every_policy_end_to_end(store_dir, policy):
     # K caps the paper's policies; vital-fill keeps admitting objects while B lasts
     assert 1 <= len(record.slots) and (policy == "vital-fill" or len(record.slots) <= 5)
     assert record.params["retriever"] == "fused" and record.params["pool"] == DEFAULT_POOL == 100
-    assert record.params["weights"] == FUSION_WEIGHTS
+    assert record.params["question"] == "prose" and record.params["weights"] == dict(WEIGHTS["prose"])
     assert result.text == "".join(result.parts)
     # the controls paste retrieved views as written; VITAL-RAG shows definitions after a descriptor
     verbatim = record.params["rendering"] == "verbatim"

@@ -54,7 +54,7 @@ def embeds(view: View) -> bool:
     outside test files. The definitions of test files were 39-66% of the tokens
     encoded on the quick corpora of bench/context_quality.py and httpx; leaving
     them to BM25 and the walk changed the 154 questions' mean file, entry and
-    survival rates by -1.1 to +1.2 points at every budget (README, Retrieval)."""
+    survival rates by -1.1 to +1.2 points at every budget (docs/retrieval.md)."""
     return view.kind in EMBEDDED_KINDS and (EMBEDS_TEST_FILES or not is_test_path(view.path))
 
 
