@@ -21,12 +21,13 @@ from pathlib import Path
 from _common import pct
 from context_quality import CORPORA
 
-from vitalrag.context import context_from
+from vitalrag.context import ContextSettings, context_from
 from vitalrag.eval.corpora import cache_root
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import make_embedder
 from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.retrieve.query import Query
 
 
 def main() -> None:
@@ -50,11 +51,11 @@ def main() -> None:
         qs = [h["query"] for h in hand if h["corpus"] == corpus.name]
         qs += [s for s in log if len(s.split()) >= 4][:args.history]
         for q in qs:
-            context_from(r, q, budget=args.budget, repo=corpus.name)
+            context_from(r, Query.of(q, repo=corpus.name), ContextSettings(budget=args.budget))
         ts = []
         for q in qs:
             t = time.perf_counter()
-            context_from(r, q, budget=args.budget, repo=corpus.name)
+            context_from(r, Query.of(q, repo=corpus.name), ContextSettings(budget=args.budget))
             ts.append((time.perf_counter() - t) * 1000)
         every += ts
         print(f"{corpus.name:12} n={len(ts):3} p50 {statistics.median(ts):6.1f} ms  p95 {pct(ts, 95):6.1f} ms  "

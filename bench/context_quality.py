@@ -66,7 +66,7 @@ from _common import pct
 
 from vitalrag.context import context_from
 from vitalrag.allocate.api import allocate
-from vitalrag.context import DEFAULT_POOL
+from vitalrag.context import DEFAULT_POOL, ContextSettings
 from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
 from vitalrag.allocate.fill import is_test_path
 from vitalrag.eval.corpora import cache_root
@@ -275,8 +275,8 @@ class KindsEmbedded:
 
 def ours(r: Retriever, q: Question, budget: int, policy: str | None) -> Answer:
     t = time.perf_counter()
-    kwargs = {"policy": policy} if policy else {}
-    result = context_from(r, q.query, budget=budget, repo=q.corpus, **kwargs)
+    settings = ContextSettings(budget=budget, **({"policy": policy} if policy else {}))
+    result = context_from(r, Query.of(q.query, repo=q.corpus), settings)
     return _answer(result, (time.perf_counter() - t) * 1000)
 
 

@@ -80,7 +80,7 @@ def main() -> None:
                     cells.append(str(found[0]) if found else "-")
                     if which == "fused" and found:
                         hit = found[1].split(":", 2)[-1]
-                alloc = context_from(retriever, question, budget=4096)
+                alloc = context_from(retriever, question)
                 slot = next((i for i, s in enumerate(alloc.record.slots, 1) if s.path == want), None)
                 print(f"| {name} | {question} | `{want}` | {' | '.join(cells)} | `{hit}` | {slot or '-'} |",
                       flush=True)

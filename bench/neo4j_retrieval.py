@@ -54,6 +54,7 @@ from vitalrag.model import CodeObject
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import make_embedder
 from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.retrieve.query import Query
 from vitalrag.retrieve.server_index import ServerIndex, push_views
 from vitalrag.retrieve.sparse import SparseIndex
 
@@ -187,14 +188,14 @@ def main() -> None:
             served = Retriever(server, ServerIndex.open(server), embedder)  # type: ignore[arg-type]
             for r in (ref, served):  # warm: caches, page cache, index readers
                 for q in qs[:10]:
-                    context_from(r, q, repo=repo)
+                    context_from(r, Query.of(q, repo=repo))
             print(f"warm latency over {len(qs)} queries (repository {repo}, --repo given):")
-            row("get_context, embedded store", timed(lambda q: context_from(ref, q, repo=repo), qs))
+            row("get_context, embedded store", timed(lambda q: context_from(ref, Query.of(q, repo=repo)), qs))
             pid = args.server_pid or local_server_pid()
-            row("get_context, Neo4j", *with_cpu(lambda: timed(lambda q: context_from(served, q, repo=repo), qs),
+            row("get_context, Neo4j", *with_cpu(lambda: timed(lambda q: context_from(served, Query.of(q, repo=repo)), qs),
                                                  pid))
             row(f"get_context, Neo4j, {args.in_flight} in flight",
-                *with_cpu(lambda: in_flight(lambda q: context_from(served, q, repo=repo), qs, args.in_flight),
+                *with_cpu(lambda: in_flight(lambda q: context_from(served, Query.of(q, repo=repo)), qs, args.in_flight),
                           pid))
             for retriever in ("dense", "bm25", "walk"):
                 row(f"search {retriever}, embedded store",
@@ -226,8 +227,8 @@ def main() -> None:
                       f"{100 * statistics.mean(shared):.1f}%")
             same = jaccard = 0.0
             for q in qs:
-                a = {s.key for s in context_from(ref, q, repo=repo).record.slots}
-                b = {s.key for s in context_from(served, q, repo=repo).record.slots}
+                a = {s.key for s in context_from(ref, Query.of(q, repo=repo)).record.slots}
+                b = {s.key for s in context_from(served, Query.of(q, repo=repo)).record.slots}
                 same += a == b
                 jaccard += len(a & b) / max(1, len(a | b))
                 if a != b:

@@ -193,6 +193,7 @@ def kills(uri: str, repo: str, folders: dict[str, Path], v: dict[str, dict[str, 
 # -- reads ----------------------------------------------------------------------------------
 
 def reader(uri: str, stop: str, out: str, probe: str, queries: list[str], expect: dict[str, Any]) -> None:
+    from vitalrag.retrieve.query import Query
     from vitalrag.serve.service import ContextService
 
     empty = tempfile.mkdtemp()
@@ -215,7 +216,7 @@ def reader(uri: str, stop: str, out: str, probe: str, queries: list[str], expect
             obj = service.get_object(probe)
             got = {"object": obj["object"], "edges": sorted(json.dumps(e, sort_keys=True) for e in obj["edges"])}
             note("get_object", next((n for n in ("v1", "v2") if got == expect[n]["probe"]), "mixed"))
-            ctx = service.get_context(queries[i % len(queries)], repo=expect["repo"])
+            ctx = service.get_context(Query.of(queries[i % len(queries)], repo=expect["repo"]))
             note("get_context", classify({o["id"] for o in ctx["objects"]}, v))
         except Exception as exc:  # noqa: BLE001 - counted: an error is an answer a reader got
             note("error", type(exc).__name__)

@@ -73,9 +73,10 @@ from pathlib import Path
 
 from _common import write_results
 
-from vitalrag.context import context_from
+from vitalrag.context import ContextSettings, context_from
 from vitalrag.errors import InputError
 from vitalrag.retrieve.api import Retriever
+from vitalrag.retrieve.query import Query
 from vitalrag.retrieve.sparse import SparseIndex
 from vitalrag.tokens import get_counter
 
@@ -263,7 +264,7 @@ def semble_rankings(python: str, model: str, tree: Path, qs: Sequence[Question],
 def context_paths(r: Retriever, q: Question, budget: int) -> tuple[set[str], float, int]:
     t = time.perf_counter()
     try:
-        result = context_from(r, q.query, budget=budget, repo=q.repo)
+        result = context_from(r, Query.of(q.query, repo=q.repo), ContextSettings(budget=budget))
     except InputError:  # a refused question finds nothing
         return set(), (time.perf_counter() - t) * 1000, 0
     ms = (time.perf_counter() - t) * 1000

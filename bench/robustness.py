@@ -272,6 +272,7 @@ class _Counted(logging.Handler):
 def reader(store: str, go: str, stop: str, out: str, expect: dict[str, Any], queries: list[str]) -> None:
     """One server's calls, in a loop from ``go`` to ``stop``; writes its tally to ``out``."""
     from vitalrag.errors import ObjectNotFound
+    from vitalrag.retrieve.query import Query
     from vitalrag.serve.service import ContextService
 
     warnings = _Counted()
@@ -312,7 +313,7 @@ def reader(store: str, go: str, stop: str, out: str, expect: dict[str, Any], que
                         tally["get_object:gone after a reload"] += 1
             got = probe_answer(service.get_object(expect["probe"]))
             note("get_object(probe)", next((n for n in VERSIONS if got == expect[n]["probe"]), "mixed"))
-            ctx = service.get_context(query, repo=LEDGER)
+            ctx = service.get_context(Query.of(query, repo=LEDGER))
             note("get_context", classify({o["id"] for o in ctx["objects"]}, v))
         except Exception as exc:  # noqa: BLE001 - counted: an error is an answer a caller got
             tally[f"error:{type(exc).__name__}: {str(exc)[:120]}"] += 1

@@ -1,7 +1,7 @@
 """``context``: a query in, C(q) out. Retrieval, then allocation, end to end.
 
-    >>> from vitalrag.context import context
-    >>> result = context("send a prepared request", store=".vitalrag", budget=4096)
+    >>> from vitalrag.context import ContextSettings, context
+    >>> result = context("send a prepared request", ContextSettings(budget=4096), index=".vitalrag")
     >>> result.text      # C(q)
     >>> result.record    # why each candidate view and each slot ended as it did
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,17 +70,12 @@ class ContextSettings:
             raise InputError(f"line_numbers must be true or false, got {self.line_numbers!r}")
 
 
-def allocate_context(retriever: Retriever, query: Query, settings: ContextSettings, *,
-                     counter: TokenCounter | None = None) -> Allocation:
-    """Retrieve ``settings.pool`` views for ``query`` and allocate among them, all
-    reads in one ``snapshot()`` of the store (a server store: one version of each
-    repository, its pins read once)."""
-    with retriever.store.snapshot():
-        return _allocate_context(retriever, query, settings, counter=counter)
+#: how a context is made unless told otherwise
+DEFAULTS = ContextSettings()
 
 
-def _allocate_context(retriever: Retriever, query: Query, settings: ContextSettings, *,
-                      counter: TokenCounter | None) -> Allocation:
+def _allocate(retriever: Retriever, query: Query, settings: ContextSettings,
+              counter: TokenCounter | None) -> Allocation:
     shape = None
     if settings.retriever == "fused":
         ranked = retriever.ranked(query, settings.pool, spread=False, priors=False)
@@ -111,37 +105,29 @@ def _allocate_context(retriever: Retriever, query: Query, settings: ContextSetti
     return dataclasses.replace(result, record=record)
 
 
-def context_from(retriever_index: Retriever, query: str, file: str | None = None,
-                 line: int | None = None, *, policy: str = DEFAULT_POLICY, budget: int = 4096,
-                 k: int = 5, pool: int = DEFAULT_POOL, retriever: str = "fused",
-                 repo: str | Sequence[str] | None = None, b_obj: int | None = None, b_min: int = 128,
-                 counter: TokenCounter | None = None, tests: str = "auto",
-                 line_numbers: bool = True) -> Allocation:
+def context_from(retriever: Retriever, query: str | Query, settings: ContextSettings = DEFAULTS, *,
+                 counter: TokenCounter | None = None) -> Allocation:
     """``context`` over an already open ``Retriever`` (servers and evaluations
-    that answer many queries keep one open)."""
-    settings = ContextSettings(policy=policy, budget=budget, k=k, pool=pool, retriever=retriever,
-                               b_obj=b_obj, b_min=b_min, tests=tests, line_numbers=line_numbers)
-    return allocate_context(retriever_index, Query.of(query, file, line, repo), settings, counter=counter)
+    that answer many queries keep one open), all reads in one ``snapshot()`` of
+    its store (a server store: one version of each repository, its pins read once)."""
+    asked = query if isinstance(query, Query) else Query.of(query)
+    with retriever.store.snapshot():
+        return _allocate(retriever, asked, settings, counter)
 
 
-def context(query: str, file: str | None = None, line: int | None = None, *,
-            store: str = DEFAULT_STORE, index_dir: str | None = None, policy: str = DEFAULT_POLICY,
-            budget: int = 4096, k: int = 5, pool: int = DEFAULT_POOL, retriever: str = "fused",
-            repo: str | Sequence[str] | None = None, b_obj: int | None = None, b_min: int = 128,
-            counter: TokenCounter | None = None, tests: str = "auto",
-            line_numbers: bool = True) -> Allocation:
-    """Retrieve ``pool`` views for ``query`` from the index at ``store`` and
-    allocate ``k`` slots and ``budget`` tokens among them with ``policy``.
+def context(query: str | Query, settings: ContextSettings = DEFAULTS, *, index: str = DEFAULT_STORE,
+            index_dir: str | None = None, counter: TokenCounter | None = None) -> Allocation:
+    """Retrieve ``settings.pool`` views for ``query`` from the index at ``index``
+    (a folder or a Neo4j URI) and allocate ``settings.k`` slots and
+    ``settings.budget`` tokens among them with ``settings.policy``.
 
-    ``file`` (and ``line`` in it) anchor the graph walk. Object text and
-    same-file peers come from the store. Raises ``InputError`` for bad
-    arguments and ``StoreError`` when there is no index."""
-    asked = Query.of(query, file, line, repo)
-    settings = ContextSettings(policy=policy, budget=budget, k=k, pool=pool, retriever=retriever,
-                               b_obj=b_obj, b_min=b_min, tests=tests, line_numbers=line_numbers)
-    with Index.open(store, index_dir, held=True) as index:
-        return allocate_context(index.retriever(), asked, settings, counter=counter)
+    A ``Query`` with a ``file`` (and a ``line`` in it) anchors the graph walk;
+    its ``repos`` limit the search. Object text and same-file peers come from
+    the store. Raises ``InputError`` for bad arguments and ``StoreError`` when
+    there is no index."""
+    asked = query if isinstance(query, Query) else Query.of(query)
+    with Index.open(index, index_dir, held=True) as opened:
+        return context_from(opened.retriever(), asked, settings, counter=counter)
 
 
-__all__ = ["DEFAULT_POOL", "ContextSettings", "allocate_context", "context",
-           "context_from"]
+__all__ = ["DEFAULTS", "DEFAULT_POOL", "ContextSettings", "context", "context_from"]

@@ -17,12 +17,13 @@ from pathlib import Path
 import pytest
 
 from vitalrag.allocate import AllocationRecord, context, context_from, policy_names
-from vitalrag.context import DEFAULT_POOL
+from vitalrag.context import DEFAULT_POOL, ContextSettings
 from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import HashingEmbedder
+from vitalrag.retrieve.query import Query
 from vitalrag.retrieve.index import RetrievalIndex
 from vitalrag.retrieve.rank import WEIGHTS
 from vitalrag.tokens import get_counter
@@ -61,7 +62,7 @@ def store_dir(tmp_path_factory) -> str:
 
 @pytest.mark.parametrize("policy", policy_names())
 def test_every_policy_end_to_end(store_dir, policy):
-    result = context(QUERY, store=store_dir, policy=policy, budget=1024)
+    result = context(QUERY, ContextSettings(policy=policy, budget=1024), index=store_dir)
     record = result.record
     assert record.policy == policy and record.query == QUERY
     # K caps the paper's policies; vital-fill keeps admitting objects while B lasts
@@ -78,7 +79,7 @@ def test_every_policy_end_to_end(store_dir, policy):
 @pytest.mark.parametrize("budget", [40, 200, 700, 4096])
 @pytest.mark.parametrize("policy", ["vital", "raw-surface", "no-quotient"])
 def test_budget_is_respected_by_the_real_counter(store_dir, policy, budget):
-    result = context(QUERY, store=store_dir, policy=policy, budget=budget, b_min=16)
+    result = context(QUERY, ContextSettings(policy=policy, budget=budget, b_min=16), index=store_dir)
     assert get_counter().count(result.text) <= budget
     assert record_tokens(result.record) <= budget
 
@@ -89,7 +90,7 @@ def record_tokens(record: AllocationRecord) -> int:
 
 
 def test_companion_is_a_same_file_peer_from_the_store(store_dir):
-    record = context(QUERY, store=store_dir, policy="vital").record
+    record = context(QUERY, ContextSettings(policy="vital"), index=store_dir).record
     roles = [s.role for s in record.slots]
     assert roles[:4] == ["core"] * 4
     companion = record.slots[4]
@@ -98,7 +99,7 @@ def test_companion_is_a_same_file_peer_from_the_store(store_dir):
 
 
 def test_views_of_one_object_share_its_slot(store_dir):
-    record = context(QUERY, store=store_dir, pool=50, policy="vital").record
+    record = context(QUERY, ContextSettings(pool=50, policy="vital"), index=store_dir).record
     assert len(record.views) == 50
     merged = [v for v in record.views if v.status == "merged" and v.slot is not None]
     assert merged, "the fixture query has several views per selected object"
@@ -108,26 +109,27 @@ def test_views_of_one_object_share_its_slot(store_dir):
 
 
 def test_record_round_trips_through_json(store_dir):
-    record = context(QUERY, "pkg/core.py", 17, store=store_dir, budget=512).record
+    record = context(Query.of(QUERY, "pkg/core.py", 17), ContextSettings(budget=512), index=store_dir).record
     assert record.params["file"] == "pkg/core.py" and record.params["line"] == 17
     assert AllocationRecord.from_dict(json.loads(record.to_json())) == record
 
 
 def test_deterministic_and_same_over_an_open_retriever(store_dir):
-    first = context(QUERY, store=store_dir, budget=600)
+    first = context(QUERY, ContextSettings(budget=600), index=store_dir)
     retriever = Retriever.open(store_dir)
-    again = context_from(retriever, QUERY, budget=600)
+    again = context_from(retriever, QUERY, ContextSettings(budget=600))
     assert again.text == first.text and again.record == first.record
 
 
 @pytest.mark.parametrize("policy,budget", [("vital", 4096), ("vital", 100), ("raw-surface", 300)])
 def test_rendered_context_matches_golden(store_dir, policy, budget):
-    result = context(QUERY, store=store_dir, policy=policy, budget=budget)
+    result = context(QUERY, ContextSettings(policy=policy, budget=budget), index=store_dir)
     assert_golden(f"context_{policy}_b{budget}.txt", result.text)
 
 
 def test_anchor_file_and_line_reach_the_walk(store_dir):
-    record = context("helper", "pkg/core.py", 34, store=store_dir, retriever="walk", k=3).record
+    record = context(Query.of("helper", "pkg/core.py", 34), ContextSettings(retriever="walk", k=3),
+                     index=store_dir).record
     assert record.slots and record.params["retriever"] == "walk"
 
 
@@ -143,26 +145,26 @@ def test_anchor_file_and_line_reach_the_walk(store_dir):
 ])
 def test_bad_input_is_rejected_before_the_index_is_opened(tmp_path, kwargs, message):
     args = {"query": QUERY, **kwargs}
-    query = args.pop("query")
+    query, line = args.pop("query"), args.pop("line", None)
     with pytest.raises(InputError, match=message):
-        context(query, store=str(tmp_path / "missing"), **args)
+        context(Query.of(query, line=line), ContextSettings(**args), index=str(tmp_path / "missing"))
 
 
 def test_unknown_policy_lists_the_valid_ones(store_dir):
     with pytest.raises(InputError) as info:
-        context(QUERY, store=store_dir, policy="vital-rag")
+        context(QUERY, ContextSettings(policy="vital-rag"), index=store_dir)
     for name in policy_names():
         assert name in str(info.value)
 
 
 def test_missing_index_is_a_store_error(tmp_path):
     with pytest.raises(StoreNotFound, match="vitalrag index"):
-        context(QUERY, store=str(tmp_path / "missing"))
+        context(QUERY, index=str(tmp_path / "missing"))
 
 
 def test_file_not_in_the_index(store_dir):
     with pytest.raises(InputError, match="not in the index"):
-        context(QUERY, "nowhere.py", store=store_dir)
+        context(Query.of(QUERY, "nowhere.py"), index=store_dir)
 
 
 def test_the_default_cap_is_the_policys_own(tmp_path):
@@ -179,7 +181,7 @@ def test_the_default_cap_is_the_policys_own(tmp_path):
     r = Retriever(store, index, HashingEmbedder())
 
     def slot(**kw):
-        rec = context_from(r, "accumulate_everything", budget=4096, **kw).record
+        rec = context_from(r, "accumulate_everything", ContextSettings(budget=4096, **kw)).record
         return next(s for s in rec.slots if s.identifier.endswith("accumulate_everything"))
 
     whole = slot()

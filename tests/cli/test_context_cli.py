@@ -11,6 +11,8 @@ from click.testing import CliRunner
 
 from vitalrag.allocate import AllocationRecord, context, policy_names
 from vitalrag.cli import context_commands, main
+from vitalrag.context import ContextSettings
+from vitalrag.retrieve.query import Query
 from vitalrag.tokens import get_counter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
@@ -40,7 +42,7 @@ def runner() -> CliRunner:
 def test_context_prints_the_rendered_context(runner, store):
     result = runner.invoke(main, ["context", QUERY, "--store", store, "--budget", "300"])
     assert result.exit_code == 0, result.output
-    assert result.stdout == context(QUERY, store=store, budget=300).text
+    assert result.stdout == context(QUERY, ContextSettings(budget=300), index=store).text
     assert result.stdout.startswith("--- ") and result.stderr == ""
 
 
@@ -63,8 +65,8 @@ def test_json_record_round_trips(runner, store):
     data = json.loads(result.stdout)
     record = AllocationRecord.from_dict(data)
     assert record.to_dict() == data
-    assert record == context(QUERY, "pkg/core.py", 17, store=store, k=3, pool=20, budget=400,
-                             policy="vital").record
+    assert record == context(Query.of(QUERY, "pkg/core.py", 17),
+                             ContextSettings(k=3, pool=20, budget=400, policy="vital"), index=store).record
     assert len(record.views) == 20 and len(record.slots) <= 3
 
 
@@ -78,7 +80,7 @@ def test_explain_shows_slots_and_merged_views(runner, store):
     result = runner.invoke(main, ["explain", QUERY, "--store", store, "--policy", "vital"])
     assert result.exit_code == 0, result.output
     out = result.stdout
-    record = context(QUERY, store=store, policy="vital").record
+    record = context(QUERY, ContextSettings(policy="vital"), index=store).record
     assert f"query: {QUERY}" in out and "policy: vital" in out
     assert "selected objects (5)" in out and f"candidate views ({len(record.views)})" in out
     for slot in record.slots:
@@ -99,7 +101,7 @@ def test_explain_fits_the_width_asked_for_without_squeezing_the_reasons(runner, 
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= 100
     # the reasons wrap at words: none of the slots' reasons' words is cut, nor the views'
-    words = {w for s in context(QUERY, store=store, policy="vital").record.slots
+    words = {w for s in context(QUERY, ContextSettings(policy="vital"), index=store).record.slots
              for w in s.reason.split() if w.isalpha() and len(w) <= 12}
     assert {"ranked", "object", "shares"} <= words
     assert all(w in result.stdout for w in words | {"represents", "merged into"})
@@ -113,7 +115,7 @@ def test_explain_writes_a_self_contained_html_report(runner, store, tmp_path):
     assert str(out) in result.stderr and "selected objects" in result.stdout
     page = out.read_text(encoding="utf-8")
     assert not re.search(r"https?://", page) and "<script" not in page
-    record = context(QUERY, store=store).record
+    record = context(QUERY, index=store).record
     for slot in record.slots:
         assert slot.object_key in page
         assert f'<svg class="bar" data-slot="{slot.slot}"' in page

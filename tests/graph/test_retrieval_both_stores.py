@@ -79,7 +79,9 @@ def test_repo_filters_every_retriever_and_the_context(store, repo, tmp_path):
         several = r.search("make an engine and run it", retriever=retriever, k=40, repo=[repo, other])
         assert {h.view.repo for h in several} == {repo, other}
     from vitalrag.allocate import context_from
+    from vitalrag.context import ContextSettings
+    from vitalrag.retrieve.query import Query
 
-    result = context_from(r, "make an engine and run it", repo=other, budget=2048)
+    result = context_from(r, Query.of("make an engine and run it", repo=other), ContextSettings(budget=2048))
     assert result.record.slots and {s.key.split(":")[0] for s in result.record.slots} == {other}
     assert len({s.key for s in result.record.slots}) == len(result.record.slots)

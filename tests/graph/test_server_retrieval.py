@@ -203,13 +203,14 @@ def test_a_query_of_lucene_syntax_is_searched_as_words(indexed, neo4j_url, repo)
 @pytest.mark.neo4j
 def test_the_service_serves_from_the_server_with_nothing_local(indexed, neo4j_url, repo, monkeypatch):
     """What ``vitalrag serve --store URI`` runs: the model and the URI, no index folder."""
+    from vitalrag.retrieve.query import Query
     from vitalrag.serve.service import ContextService
 
     ref, empty = indexed
     monkeypatch.chdir(empty)
     service = ContextService(neo4j_url).open()
     try:
-        served = service.get_context(QUERIES[0], repo=repo)
+        served = service.get_context(Query.of(QUERIES[0], repo=repo))
         status = service.index_status()
     finally:
         service.close()

@@ -13,12 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from vitalrag.cli import main
-from vitalrag.context import context_from
+from vitalrag.context import ContextSettings, context_from
 from vitalrag.errors import InputError
 from vitalrag.ingest import index_repository
 from vitalrag.retrieve.api import RETRIEVERS, Retriever
 from vitalrag.retrieve.dense import HashingEmbedder
 from vitalrag.retrieve.index import RetrievalIndex
+from vitalrag.retrieve.query import Query
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 UNSEARCHABLE = ["*", "AND", "the of a", "how do I do this?", "404", "x y", "--- ( ) ---"]
@@ -37,14 +38,14 @@ def test_no_store_or_retriever_answers_a_query_with_no_searchable_word(store, re
             with pytest.raises(InputError, match=re.escape(f"the query has no searchable words: {query!r}")):
                 r.search(query, retriever=retriever, repo=repo)
         with pytest.raises(InputError, match="no searchable words"):
-            context_from(r, query, repo=repo)
+            context_from(r, Query.of(query, repo=repo))
 
 
 def test_a_file_anchors_a_query_with_no_searchable_word(store, repo, tmp_path):
     r = _retriever(store, repo, tmp_path / "views")
     hits = r.search("*", retriever="walk", file="pkg/core.py", line=34, repo=repo, k=5)
     assert hits[0].view.object_id == f"{repo}:pkg/core.py:Runner.go"
-    assert context_from(r, "*", file="pkg/core.py", line=34, repo=repo, budget=300).text
+    assert context_from(r, Query.of("*", "pkg/core.py", 34, repo), ContextSettings(budget=300)).text
 
 
 def test_one_name_alone_is_a_query_whatever_its_length(store, repo, tmp_path):
@@ -52,7 +53,7 @@ def test_one_name_alone_is_a_query_whatever_its_length(store, repo, tmp_path):
     r = _retriever(store, repo, tmp_path / "views")
     for query in ("g", "`T`", "x()"):
         assert r.search(query, repo=repo, k=3)
-        assert context_from(r, query, repo=repo, budget=300).text
+        assert context_from(r, Query.of(query, repo=repo), ContextSettings(budget=300)).text
 
 
 def test_a_reserved_word_that_names_code_is_a_query(store, repo, tmp_path):

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from vitalrag.allocate.fill import named_in_query
 from vitalrag.cli import main
-from vitalrag.context import context
+from vitalrag.context import ContextSettings, context
 from vitalrag.errors import InputError
 from vitalrag.retrieve.query import MAX_QUERY_CHARS, Query
 
@@ -82,7 +82,7 @@ def test_a_query_at_the_limit_answers_quickly(store):
         assert len(query) == MAX_QUERY_CHARS
         start = time.perf_counter()
         try:
-            context(query, store=store, budget=1024)
+            context(query, ContextSettings(budget=1024), index=store)
         except InputError as exc:
             assert "no searchable words" in str(exc), name
         assert time.perf_counter() - start < 5.0, name
@@ -93,7 +93,7 @@ def test_a_long_snake_case_word_that_fails_at_its_end_answers_quickly(store):
     and twice as long with each one more (half a minute here)."""
     query = "_".join("abcdefghijklmnopqrstuvwxyz") + "_x_y-"
     start = time.perf_counter()
-    context(query, store=store, budget=512)
+    context(query, ContextSettings(budget=512), index=store)
     assert time.perf_counter() - start < 5.0
 
 
@@ -102,7 +102,7 @@ def test_the_limit_is_checked_where_a_query_is_made():
     with pytest.raises(InputError, match=f"over the limit of {MAX_QUERY_CHARS:,}"):
         Query("x" * (MAX_QUERY_CHARS + 1))
     with pytest.raises(InputError, match="over the limit"):
-        context("x" * (MAX_QUERY_CHARS + 1), store="/nonexistent/store")  # before any store is opened
+        context("x" * (MAX_QUERY_CHARS + 1), index="/nonexistent/store")  # before any store is opened
 
 
 @pytest.mark.parametrize("command", ["context", "search", "explain"])

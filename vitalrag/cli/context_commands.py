@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -10,16 +11,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
+from vitalrag.allocate.controls import policy_names
 from vitalrag.allocate.fill import TESTS_MODES
 from vitalrag.allocate.report import render_html, spans_text, view_label
 from vitalrag.cli.index_commands import store_option
 from vitalrag.cli.output import echo, emit_json
-from vitalrag.context import DEFAULT_POOL, context
+from vitalrag.context import DEFAULTS, ContextSettings, context
 from vitalrag.errors import InputError
 from vitalrag.kernel.printable import printable
 from vitalrag.model import AllocationRecord, ViewDecision
 from vitalrag.retrieve.api import RETRIEVERS
+from vitalrag.retrieve.query import Query
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -37,24 +39,24 @@ _OPTIONS = [
                  help="A line in --file (its enclosing object anchors the walk)."),
     click.option("--repo", multiple=True,
                  help="Repository to search when the store holds several (repeat for several)."),
-    click.option("--policy", type=click.Choice(policy_names()), default=DEFAULT_POLICY, show_default=True,
+    click.option("--policy", type=click.Choice(policy_names()), default=DEFAULTS.policy, show_default=True,
                  help="Allocation policy: vital-fill (for agents), vital (the paper's), a control or an ablation."),
-    click.option("--tests", type=click.Choice(TESTS_MODES), default="auto", show_default=True,
+    click.option("--tests", type=click.Choice(TESTS_MODES), default=DEFAULTS.tests, show_default=True,
                  help="Tests in the context (vital-fill): after the code unless the query is about "
                       "tests (auto), ranked as retrieved (include), or never (exclude)."),
-    click.option("--line-numbers/--no-line-numbers", default=True, show_default=True,
+    click.option("--line-numbers/--no-line-numbers", default=DEFAULTS.line_numbers, show_default=True,
                  help="Number the shown lines (vital-fill)."),
-    click.option("--budget", type=click.IntRange(min=1), default=4096, show_default=True,
+    click.option("--budget", type=click.IntRange(min=1), default=DEFAULTS.budget, show_default=True,
                  help="Token budget B for the whole context."),
-    click.option("-k", "--k", "k", type=click.IntRange(min=1), default=5, show_default=True,
+    click.option("-k", "--k", "k", type=click.IntRange(min=1), default=DEFAULTS.k, show_default=True,
                  help="Slots K: how many objects (or views) get a place."),
-    click.option("--pool", type=click.IntRange(min=1), default=DEFAULT_POOL, show_default=True,
+    click.option("--pool", type=click.IntRange(min=1), default=DEFAULTS.pool, show_default=True,
                  help="How many ranked views the allocator chooses from."),
-    click.option("--retriever", type=click.Choice(RETRIEVERS), default="fused", show_default=True),
+    click.option("--retriever", type=click.Choice(RETRIEVERS), default=DEFAULTS.retriever, show_default=True),
     click.option("--b-obj", type=click.IntRange(min=0), default=None,
                  help="Per-object token cap.  [default: 2048 for vital-fill, 1024 for the paper's "
                       "policies]"),
-    click.option("--b-min", type=click.IntRange(min=0), default=128, show_default=True,
+    click.option("--b-min", type=click.IntRange(min=0), default=DEFAULTS.b_min, show_default=True,
                  help="Per-object token floor when the budget allows it."),
 ]
 
@@ -70,11 +72,9 @@ def _allocate(query: str, opts: dict[str, Any]) -> Allocation:
         raise click.UsageError("--line needs --file")
     if not query.strip():
         raise click.UsageError("empty query: say what code you are looking for")
-    return context(query, opts["file"], opts["line"], store=opts["store_location"],
-                   index_dir=opts["index_dir"], policy=opts["policy"], budget=opts["budget"],
-                   k=opts["k"], pool=opts["pool"], retriever=opts["retriever"],
-                   repo=list(opts["repo"]) or None, b_obj=opts["b_obj"], b_min=opts["b_min"],
-                   tests=opts["tests"], line_numbers=opts["line_numbers"])
+    settings = ContextSettings(**{f.name: opts[f.name] for f in dataclasses.fields(ContextSettings)})
+    return context(Query.of(query, opts["file"], opts["line"], opts["repo"]), settings,
+                   index=opts["store_location"], index_dir=opts["index_dir"])
 
 
 def _fate(v: ViewDecision, by_id: dict[str, ViewDecision]) -> tuple[str, str]:

@@ -21,11 +21,12 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, WithJsonSchema
 
 from vitalrag import __version__
-from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
+from vitalrag.allocate.controls import policy_names
 from vitalrag.allocate.fill import TESTS_MODES
+from vitalrag.context import DEFAULTS, ContextSettings
 from vitalrag.errors import VitalRAGError
 from vitalrag.model import EDGE_KINDS
-from vitalrag.retrieve.query import MAX_QUERY_CHARS
+from vitalrag.retrieve.query import MAX_QUERY_CHARS, Query
 from vitalrag.serve.service import DIRECTIONS, MAX_DEPTH, MAX_K, ContextService
 
 
@@ -45,9 +46,9 @@ def _range(low: int, high: int | None = None) -> dict[str, Any]:
     return {"minimum": low} if high is None else {"minimum": low, "maximum": high}
 
 
-Query = Annotated[str, Field(description="What the code you need is about: a task, a question, "
-                                         "identifiers, or the code you are completing.",
-                              json_schema_extra={"maxLength": MAX_QUERY_CHARS})]
+QueryText = Annotated[str, Field(description="What the code you need is about: a task, a question, "
+                                             "identifiers, or the code you are completing.",
+                                  json_schema_extra={"maxLength": MAX_QUERY_CHARS})]
 File = Annotated[str | None, Field(description="The file you are working in (repo-relative or absolute); "
                                                "anchors the graph walk at it.")]
 Line = Annotated[int | None, Field(description="A line in `file` (1-based); its enclosing object "
@@ -86,14 +87,14 @@ def build_server(service: ContextService, *, name: str = "vitalrag") -> MCPServe
                                        log_level="WARNING")
 
     @server.tool(annotations=READ_ONLY)
-    def get_context(query: Query, file: File = None, line: Line = None, budget: Budget = 4096,
-                    policy: Policy = DEFAULT_POLICY, tests: Tests = "auto", line_numbers: LineNumbers = True,
-                    repo: Repo = None) -> CallToolResult:
+    def get_context(query: QueryText, file: File = None, line: Line = None, budget: Budget = DEFAULTS.budget,
+                    policy: Policy = DEFAULTS.policy, tests: Tests = DEFAULTS.tests,
+                    line_numbers: LineNumbers = DEFAULTS.line_numbers, repo: Repo = None) -> CallToolResult:
         """The bounded context C(q) for a query: the selected code objects rendered within
         the token budget, then a compact record (each object's slot, id, lines, tokens
         given and used, and whether it was clipped)."""
-        data = _answer(lambda: service.get_context(query, file, line, budget=budget, policy=policy,
-                                                   tests=tests, line_numbers=line_numbers, repo=repo))
+        data = _answer(lambda: service.get_context(Query.of(query, file, line, repo), ContextSettings(
+            policy=policy, budget=budget, tests=tests, line_numbers=line_numbers)))
         record = {k: v for k, v in data.items() if k != "context"}
         return CallToolResult(
             content=[TextContent(type="text", text=data["context"]),
@@ -102,7 +103,7 @@ def build_server(service: ContextService, *, name: str = "vitalrag") -> MCPServe
         )
 
     @server.tool(annotations=READ_ONLY)
-    def search(query: Query,
+    def search(query: QueryText,
                k: Annotated[int, Field(description="How many ranked views.",
                                        json_schema_extra=_range(1, MAX_K))] = 10,
                ) -> dict[str, Any]:
@@ -111,12 +112,12 @@ def build_server(service: ContextService, *, name: str = "vitalrag") -> MCPServe
         return {"results": _answer(lambda: service.search(query, k))}
 
     @server.tool(annotations=READ_ONLY)
-    def explain(query: Query, file: File = None, line: Line = None, budget: Budget = 4096,
-                policy: Policy = DEFAULT_POLICY, tests: Tests = "auto", repo: Repo = None) -> dict[str, Any]:
+    def explain(query: QueryText, file: File = None, line: Line = None, budget: Budget = DEFAULTS.budget,
+                policy: Policy = DEFAULTS.policy, tests: Tests = DEFAULTS.tests, repo: Repo = None) -> dict[str, Any]:
         """The full allocation record for a query: every candidate view (representative,
         merged or dropped, and why) and every slot with its token share and rendered lines."""
-        return _answer(lambda: service.explain(query, file, line, budget=budget, policy=policy,
-                                               tests=tests, repo=repo))
+        return _answer(lambda: service.explain(Query.of(query, file, line, repo), ContextSettings(
+            policy=policy, budget=budget, tests=tests)))
 
     @server.tool(annotations=READ_ONLY)
     def get_object(id: ObjectId) -> dict[str, Any]:  # noqa: A002 - the tool's argument name

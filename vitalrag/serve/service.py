@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
-from vitalrag.allocate.controls import DEFAULT_POLICY, policy_names
-from vitalrag.context import DEFAULT_POOL, ContextSettings, allocate_context
+from vitalrag.allocate.controls import policy_names
+from vitalrag.context import DEFAULTS, ContextSettings, context_from
 from vitalrag.errors import InputError, ObjectNotFound, VitalRAGError
 from vitalrag.graph.store import Direction, GraphStore, object_lines
 from vitalrag.index import Index, IndexLocation, Stamp
@@ -151,18 +151,14 @@ class ContextService:
     # -- retrieval and allocation ---------------------------------------------------
     @_printable
     @_one_version
-    def get_context(self, query: str, file: str | None = None, line: int | None = None, *,
-                    budget: int = 4096, policy: str = DEFAULT_POLICY, k: int = 5,
-                    pool: int = DEFAULT_POOL, tests: str = "auto", line_numbers: bool = True,
-                    repo: str | Sequence[str] | None = None) -> dict[str, Any]:
+    def get_context(self, query: str | Query, settings: ContextSettings = DEFAULTS) -> dict[str, Any]:
         """C(q) and a compact record: each selected object with its slot and tokens."""
-        allocation = self._allocate(query, file, line, budget=budget, policy=policy, k=k, pool=pool,
-                                    tests=tests, line_numbers=line_numbers, repo=repo)
+        allocation = context_from(self._current(), query, settings)
         record = allocation.record
         return {
             "context": allocation.text,
             "policy": record.policy,
-            "budget": budget,
+            "budget": settings.budget,
             "tokens": record.tokens,
             "objects": [
                 {"slot": s.slot, "id": s.object_key, "role": s.role, "path": s.path,
@@ -174,23 +170,9 @@ class ContextService:
 
     @_printable
     @_one_version
-    def explain(self, query: str, file: str | None = None, line: int | None = None, *,
-                budget: int = 4096, policy: str = DEFAULT_POLICY, k: int = 5,
-                pool: int = DEFAULT_POOL, tests: str = "auto",
-                repo: str | Sequence[str] | None = None) -> dict[str, Any]:
+    def explain(self, query: str | Query, settings: ContextSettings = DEFAULTS) -> dict[str, Any]:
         """The full ``AllocationRecord``: every candidate view's fate and every slot."""
-        allocation = self._allocate(query, file, line, budget=budget, policy=policy, k=k, pool=pool,
-                                    tests=tests, repo=repo)
-        return allocation.record.to_dict()
-
-    def _allocate(self, query: str, file: str | None, line: int | None, *, budget: int, policy: str,
-                  k: int, pool: int, tests: str = "auto", line_numbers: bool = True,
-                  repo: str | Sequence[str] | None = None) -> Any:
-        # Checked before the index is touched, so the message names the mistake.
-        asked = Query.of(query, file, line, repo)
-        settings = ContextSettings(policy=policy, budget=budget, k=k, pool=pool, tests=tests,
-                                   line_numbers=line_numbers)
-        return allocate_context(self._current(), asked, settings)
+        return context_from(self._current(), query, settings).record.to_dict()
 
     @_printable
     @_one_version
