@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from vitalrag.allocate.api import allocate
-from vitalrag.allocate.base import PAPER_B_OBJ, Allocation
+from vitalrag.allocate.base import Allocation
 from vitalrag.allocate.controls import DEFAULT_POLICY, get_policy
-from vitalrag.allocate.fill import TESTS_MODES, FillPolicy
+from vitalrag.allocate.fill import TESTS_MODES
 from vitalrag.errors import InputError
 from vitalrag.graph.store import DEFAULT_STORE
 from vitalrag.index import Index
@@ -83,13 +83,8 @@ def _allocate(retriever: Retriever, query: Query, settings: ContextSettings,
     else:
         hits = retriever.search(query, k=settings.pool, retriever=settings.retriever)
     log.debug("retrieved %d views for %r with %s", len(hits), query.text, settings.retriever)
-    chosen = get_policy(settings.policy)
-    if isinstance(chosen, FillPolicy):
-        chosen = dataclasses.replace(chosen, tests=settings.tests,  # type: ignore[arg-type]
-                                     line_numbers=settings.line_numbers)
-    b_obj = settings.b_obj
-    if b_obj is None:
-        b_obj = chosen.b_obj if isinstance(chosen, FillPolicy) else PAPER_B_OBJ
+    chosen = get_policy(settings.policy).with_options(tests=settings.tests, line_numbers=settings.line_numbers)
+    b_obj = chosen.b_obj if settings.b_obj is None else settings.b_obj
     result = allocate(query.text, hits, policy=chosen, budget=settings.budget, k=settings.k,
                       store=retriever.store, b_obj=b_obj, b_min=settings.b_min, counter=counter)
     # The record also says where its candidates came from, so it explains itself.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import os
 import subprocess
 import sys
@@ -202,3 +203,18 @@ def test_allocate_stays_below_retrieval_and_the_context_above_both():
     import vitalrag.context
 
     assert vitalrag.allocate.context is vitalrag.context.context
+
+
+def test_each_policy_takes_the_options_it_has_from_the_settings(store_dir):
+    """``tests`` and ``line_numbers`` reach vital-fill and its cap is its own
+    (2,048); the paper's policies have neither option and keep the paper's cap."""
+    def run(**kw):
+        return context(QUERY, ContextSettings(budget=8192, **kw), index=store_dir)
+
+    numbered, plain = run(), run(line_numbers=False)
+    assert numbered.record.params["b_obj"] == 2048 and plain.record.params["line_numbers"] is False
+    assert re.search(r"^\d+ ", numbered.text, re.M) and not re.search(r"^\d+ ", plain.text, re.M)
+    tests_in = {s.path for s in run(tests="include").record.slots if s.path.startswith("tests/")}
+    assert tests_in and not any(s.path.startswith("tests/") for s in run(tests="exclude").record.slots)
+    paper = run(policy="vital", tests="exclude", line_numbers=False)
+    assert paper.record.params["b_obj"] == 1024 and paper.text == run(policy="vital").text

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from vitalrag.allocate.provenance import (
     ObjectKey,
@@ -122,7 +122,26 @@ class Policy(Protocol):
     @property
     def description(self) -> str: ...
 
+    @property
+    def b_obj(self) -> int:
+        """The per-object cap when the caller names none."""
+
+    def with_options(self, *, tests: str, line_numbers: bool) -> Policy:
+        """This policy showing tests (``TESTS_MODES``) and line numbers as asked,
+        where it has a choice."""
+
     def allocate(self, request: AllocationRequest) -> Allocation: ...
+
+
+class PaperPolicy:
+    """What the paper's policies share: its cap b_obj, and no options (tests
+    are ranked as retrieved, lines shown as written)."""
+
+    __slots__ = ()
+    b_obj: ClassVar[int] = PAPER_B_OBJ
+
+    def with_options(self, *, tests: str, line_numbers: bool) -> Self:
+        return self
 
 
 def rank_views(views: Sequence[ScoredView]) -> tuple[RankedView, ...]:
@@ -286,7 +305,7 @@ def make_request(query: str, views: Sequence[ScoredView], params: AllocationPara
 
 
 __all__ = [
-    "PAPER_B_OBJ", "RENDERINGS", "Allocation", "AllocationParams", "AllocationRequest", "Fate", "Item", "Policy",
-    "RankedView", "finish", "finish_rendered", "make_request", "rank_views", "render_verbatim_views",
+    "PAPER_B_OBJ", "RENDERINGS", "Allocation", "AllocationParams", "AllocationRequest", "Fate", "Item",
+    "PaperPolicy", "Policy", "RankedView", "finish", "finish_rendered", "make_request", "rank_views", "render_verbatim_views",
     "render_with_authority", "render_without_authority", "token_authority", "view_text",
 ]

@@ -54,6 +54,7 @@ from vitalrag.allocate.base import (
     AllocationRequest,
     Fate,
     Item,
+    PaperPolicy,
     Policy,
     RankedView,
     finish,
@@ -80,7 +81,7 @@ def _finish_views(name: str, request: AllocationRequest, chosen: Chosen, decisio
 
 
 @dataclass(frozen=True, slots=True)
-class RawSurface:
+class RawSurface(PaperPolicy):
     """Raw surface: the top-K views exactly as ranked, each its own slot, so one
     object with several views (body, signature, call site) takes several slots
     (the paper's authority multiplication). ``no-structure`` is this policy:
@@ -106,7 +107,7 @@ def normalised_text_hash(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class ExactDedup:
+class ExactDedup(PaperPolicy):
     """Exact dedup: walk the ranking, drop a view whose normalised text
     (whitespace runs collapsed) hashes like an earlier view's, keep the first K
     survivors. Distinct renderings of one object all survive."""
@@ -136,7 +137,7 @@ class ExactDedup:
 
 
 @dataclass(frozen=True, slots=True)
-class Canonical5:
+class Canonical5(PaperPolicy):
     """Canonical-5: keep the strongest view per object key g(v) (normalised path
     and identifier for external views, the node id for graph views) and take
     the top K of those views. No companion; the chosen view's own text is
@@ -163,7 +164,7 @@ def _path_of(rv: RankedView) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class FileQuota:
+class FileQuota(PaperPolicy):
     """File quota: walk the ranking taking views from normalised paths not yet
     represented, deferring views from paths already taken; if fewer than K were
     taken, fill the remaining slots from the deferred views in rank order."""
@@ -205,7 +206,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class MMR:
+class MMR(PaperPolicy):
     """Maximal marginal relevance (Carbonell and Goldstein 1998) with equal
     weights: greedily pick the view maximising
     0.5 * relevance - 0.5 * max Jaccard(tokens, tokens of a picked view), where

@@ -36,10 +36,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 from vitalrag.allocate.agent_render import (
     GAP,
@@ -183,6 +184,9 @@ class FillPolicy:
     outline_floor: int = 300
     #: a slot shows the definition line of each retrieved object that contains it (its class)
     outer_lines: bool = True
+
+    def with_options(self, *, tests: str, line_numbers: bool) -> FillPolicy:
+        return dataclasses.replace(self, tests=cast(TestsMode, tests), line_numbers=line_numbers)
 
     def allocate(self, request: AllocationRequest) -> Allocation:
         p = request.params

@@ -29,6 +29,7 @@ from vitalrag.allocate.base import (
     AllocationRequest,
     Fate,
     Item,
+    PaperPolicy,
     RankedView,
     finish,
     view_text,
@@ -180,7 +181,7 @@ ObjectRendering = Literal["token-authority", "prefix", "verbatim"]
 
 
 @dataclass(frozen=True, slots=True)
-class VitalPolicy:
+class VitalPolicy(PaperPolicy):
     """VITAL-RAG with the switches its ablations turn.
 
     ``quotient``: group views by object (off: every view is its own slot,
