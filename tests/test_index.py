@@ -16,8 +16,7 @@ from vitalrag.index import Index, IndexLocation
 from tests_support import FIXTURES
 
 #: what only graph/ and retrieve/ may name (issue 19)
-LAYER_FILES = {"GRAPH_FILE", "POINTER", "VERSION_FILE", "LEGACY_GRAPH", "LEGACY_POINTER",
-               "graph.json", "retrieval.json", "current.json"}
+LAYER_FILES = {"VERSION_FILE", "current.json"}
 
 
 def _run(where: IndexLocation, repo: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tests_support import graph_file, retrieval_snapshot
+from tests_support import retrieval_snapshot
 
 from vitalrag.cli import main
 from vitalrag.retrieve import viewfile
@@ -88,21 +88,17 @@ def test_a_bad_model_is_found_before_the_graph_is_rewritten(runner, indexed, tmp
     assert _files(indexed) == before
 
 
-def test_a_corrupt_retrieval_pointer_is_rebuilt_by_the_next_index(runner, indexed, caplog):
-    """A folder of the layout before current.json: its graph in graph.json, its
-    retrieval snapshot named by a retrieval.json that is damaged."""
-    graph_file(indexed).rename(indexed / "graph.json")
-    (indexed / "current.json").unlink()
-    (indexed / "retrieval.json").write_text('{"curr')
-    r = runner.invoke(main, ["index", str(REPO), "--store", str(indexed), "--name", "pyr",
-                             "--model", "hashing"])
-    assert r.exit_code == 0, r.output
-    assert "retrieval index afresh" in caplog.text
-    assert not (indexed / "retrieval.json").exists()  # moved to the new layout
-    assert json.loads((indexed / "current.json").read_text())["previous"]["graph"] == "graph.json"
-    out = runner.invoke(main, ["search", "slugify", "--store", str(indexed), "--json"])
-    assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout)
+def test_an_index_of_another_format_says_to_index_again_and_is_kept(runner, indexed):
+    """Before 1.0 a format change means re-indexing: nothing reads or migrates a
+    folder of an earlier format, readers and writers alike say so in one line."""
+    pointer = json.loads((indexed / "current.json").read_text())
+    (indexed / "current.json").write_text(json.dumps({**pointer, "format": 1}))
+    before = _files(indexed)
+    for args in (["search", "slugify"], ["context", "slugify"], ["stats"],
+                 ["index", str(REPO), "--name", "pyr", "--model", "hashing"]):
+        _clean_error(runner.invoke(main, [*args, "--store", str(indexed)]),
+                     f"index {indexed} has format 1", "re-index into a new --store")
+    assert _files(indexed) == before
 
 
 def test_a_corrupt_version_pointer_is_one_line_and_the_store_is_kept(runner, indexed):
@@ -125,15 +121,11 @@ def test_a_snapshot_without_its_bm25_arrays_is_one_line(runner, indexed):
                  "cannot read BM25 index", "re-index")
 
 
-@pytest.mark.parametrize("layout", ["views.db", "views.json"])
-def test_views_and_bm25_of_different_lengths_are_one_line(runner, indexed, layout):
+def test_views_and_bm25_of_different_lengths_are_one_line(runner, indexed):
     snap = _snapshot(indexed)
     views = viewfile.read(snap / viewfile.FILE)[:-3]
     (snap / viewfile.FILE).unlink()
-    if layout == "views.db":
-        viewfile.write(snap / viewfile.FILE, views)
-    else:  # written uncompressed, as before snapshots were compressed or held views.db: read all the same
-        (snap / "views.json").write_text(json.dumps([v.to_dict() for v in views]))
+    viewfile.write(snap / viewfile.FILE, views)
     _clean_error(runner.invoke(main, ["search", "slugify", "--store", str(indexed)]),
                  "is damaged", "re-index")
 

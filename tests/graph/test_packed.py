@@ -29,33 +29,6 @@ def test_another_pack_format_is_refused(tmp_path):
         open_snapshot(tmp_path / "idx")
 
 
-def test_a_snapshot_of_pack_format_3_is_still_read(tmp_path):
-    """Format 3 compressed the packs with zlib (and the same sampled dictionary);
-    a folder indexed before format 4 loads whole and by the piece as it was."""
-    import zlib
-
-    import zstandard
-
-    store = MemoryStore(tmp_path / "idx")
-    index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
-    path = graph_file(tmp_path / "idx")
-    before = MemoryStore.open(tmp_path / "idx", create=False).export()
-    con = sqlite3.connect(path)
-    with con:
-        (zdict,) = con.execute("SELECT data FROM dictionary").fetchone()
-        unpacker = zstandard.ZstdDecompressor(
-            dict_data=zstandard.ZstdCompressionDict(zdict, dict_type=zstandard.DICT_TYPE_RAWCONTENT))
-        for fid, blob in con.execute("SELECT fid, pack FROM files").fetchall():
-            packer = zlib.compressobj(1, zlib.DEFLATED, 15, 9, zdict=zdict)
-            repacked = packer.compress(unpacker.decompress(blob)) + packer.flush()
-            con.execute("UPDATE files SET pack = ? WHERE fid = ?", (repacked, fid))
-        con.execute("UPDATE info SET value = '3' WHERE key = 'pack_format'")
-    con.close()
-    assert MemoryStore.open(tmp_path / "idx", create=False).export() == before
-    piece = open_snapshot(tmp_path / "idx")
-    assert piece.get_objects(["pyr:pkg/util.py"])["pyr:pkg/util.py"].path == "pkg/util.py"
-
-
 def test_stats_and_listings_by_the_piece_do_not_load_the_graph(tmp_path, monkeypatch):
     """``vitalrag stats``, ``objects --path/--kind`` and ``edges`` answer from the snapshot's
     tables and the packs they name: loading the whole graph is an error here."""

@@ -4,7 +4,6 @@ round-trips the extraction exactly (issue 20 failure 11)."""
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import os
 import pickle
@@ -32,21 +31,10 @@ class _Bomb:
         return (os.mkdir, (self.marker,))
 
 
-def _plant(folder: Path, repo: Path, name: str, marker: Path) -> None:
-    """Pickles of the earlier layout (facts/<repo>/<entry>.pickle and a manifest
-    naming every file with its real digest, of this very version), and the same
-    pickle in place of the JSON file."""
-    bomb = pickle.dumps(("", _Bomb(marker)))
-    entries = {}
-    for sf in walk_repository(repo).files:
-        entry = hashlib.blake2b(sf.path.encode(), digest_size=10).hexdigest()
-        entries[sf.path] = {"hash": file_digest(Path(sf.abspath).read_bytes()), "language": sf.language,
-                            "entry": entry}
-        (folder / name).mkdir(parents=True, exist_ok=True)
-        (folder / name / f"{entry}.pickle").write_bytes(bomb)
-    (folder / name / "manifest.json").write_text(
-        json.dumps({"version": cache_module.FACTS_VERSION, "files": entries}))
-    (folder / f"{name}.jsonl.gz").write_bytes(bomb)
+def _plant(folder: Path, name: str, marker: Path) -> None:
+    """A pickle in place of the repository's JSON file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.jsonl.gz").write_bytes(pickle.dumps(("", _Bomb(marker))))
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -54,7 +42,7 @@ def test_a_planted_pickle_does_not_run_on_index(tmp_path, workers):
     repo = tmp_path / "repo"
     shutil.copytree(FIXTURES / "py_resolution", repo)
     marker = tmp_path / "ran"
-    _plant(tmp_path / "facts", repo, "r", marker)
+    _plant(tmp_path / "facts", "r", marker)
     report = index_repository(repo, MemoryStore(tmp_path / "s"), name="r", workers=workers,
                               cache_dir=tmp_path / "facts")
     assert not marker.exists()
@@ -62,7 +50,7 @@ def test_a_planted_pickle_does_not_run_on_index(tmp_path, workers):
     again = index_repository(repo, MemoryStore(tmp_path / "s"), name="r", workers=workers,
                              cache_dir=tmp_path / "facts")
     assert not marker.exists() and again.reused == 9
-    # one file per repository, and the pickles of the earlier layout are gone
+    # one file per repository, the pickle written over
     assert sorted(p.name for p in (tmp_path / "facts").iterdir()) == ["r.jsonl.gz"]
 
 

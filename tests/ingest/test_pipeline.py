@@ -6,7 +6,6 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 import networkx as nx
-import orjson
 import pytest
 from tests_support import graph_file, graph_payload, write_graph_payload
 
@@ -137,23 +136,6 @@ def test_memory_store_bulk_nodes_match_networkx_add_nodes_from(tmp_path):
     store.upsert_objects([replace(obj, docstring="changed")])
     assert next(iter(store.graph)) == first and store.graph.number_of_edges() == edges_before
     assert store.get_objects([first])[first].docstring == "changed"
-
-
-def test_store_reads_the_first_file_format(tmp_path):
-    """Files written before edges and unresolved references became arrays
-    (file format 1: one object each) load into the same graph."""
-    store = MemoryStore(tmp_path / "new")
-    index_repository(FIXTURES / "py_resolution", store, name="pyr", workers=1)
-    data = graph_payload(tmp_path / "new")
-    assert data["file_format"] == 2 and isinstance(data["edges"][0], list)
-    data.pop("file_format")
-    data["edges"] = [{"source": s, "target": t, "kind": k, "lines": lines} for s, t, k, lines in data["edges"]]
-    data["unresolved"] = [dict(zip(("source", "kind", "name", "line", "reason"), u)) for u in data["unresolved"]]
-    (tmp_path / "old").mkdir()
-    (tmp_path / "old" / "graph.json").write_bytes(orjson.dumps(data))
-    old = MemoryStore.open(tmp_path / "old", create=False)
-    assert old.export() == store.export() and old.counts() == store.counts()
-    assert old.find_edges(repo="pyr") and old.unresolved(repo="pyr")
 
 
 def test_malformed_edge_rows_are_a_corrupt_store(tmp_path):

@@ -212,7 +212,7 @@ def test_bm25_from_token_ids_ranks_as_bm25s_does_from_strings(tmp_path):
     ours = SparseIndex.build(texts)
     ref = bm25s.BM25()
     ref.index([code_tokens(t) or ["<empty>"] for t in texts], show_progress=False)
-    theirs = SparseIndex(ref, len(texts))
+    theirs = SparseIndex(ref, len(texts), ours.lengths)
     ours.save(tmp_path / "bm25")
     loaded = SparseIndex.load(tmp_path / "bm25", len(texts))
     assert len(theirs.search("engine run", 10)) > 1

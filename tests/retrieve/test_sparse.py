@@ -9,6 +9,7 @@ import bm25s
 import numpy as np
 import pytest
 
+from vitalrag.errors import StoreCorrupt
 from vitalrag.kernel.text import code_token_ids, code_tokens
 from vitalrag.retrieve.sparse import SparseIndex, top_k
 
@@ -138,5 +139,6 @@ def test_statistics_of_some_documents_read_off_the_index_equal_theirs_counted(tm
     for index in (built, SparseIndex.load(tmp_path, len(texts))):
         assert index.statistics(some) == _counted([texts[i] for i in some])
         assert index.statistics(np.arange(len(texts))) == _counted(texts)
-    (tmp_path / "lengths.npy").unlink()  # a snapshot saved before lengths were kept
-    assert SparseIndex.load(tmp_path, len(texts)).statistics(some) is None
+    (tmp_path / "lengths.npy").unlink()  # part of the snapshot: without it, damaged
+    with pytest.raises(StoreCorrupt, match="lengths.npy"):
+        SparseIndex.load(tmp_path, len(texts))

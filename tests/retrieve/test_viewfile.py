@@ -48,27 +48,16 @@ def test_the_file_gives_back_what_was_written(tmp_path):
     f.close()
 
 
-def test_a_file_of_format_1_is_still_read(tmp_path):
-    """Format 1 compressed the blocks with zlib: a snapshot written before format 2
-    reads whole and by the piece as it was."""
-    import zlib
-
-    import zstandard
-
-    views = _views(300)
+def test_a_file_of_another_format_is_refused(tmp_path):
     path = tmp_path / viewfile.FILE
-    viewfile.write(path, views)
+    viewfile.write(path, _views(10))
     con = sqlite3.connect(path)
     with con:
-        for b, blob in con.execute("SELECT b, data FROM blocks").fetchall():
-            con.execute("UPDATE blocks SET data = ? WHERE b = ?",
-                        (zlib.compress(zstandard.ZstdDecompressor().decompress(blob), 3), b))
         con.execute("UPDATE info SET value = '1' WHERE key = 'format'")
     con.close()
-    assert viewfile.read(path) == views
-    f = viewfile.ViewFile(path)
-    assert f.views([299, 0, 64]) == [views[299], views[0], views[64]]
-    f.close()
+    for read in (viewfile.read, viewfile.ViewFile):
+        with pytest.raises(StoreCorrupt, match="format 1 .*this VitalRAG reads format 2"):
+            read(path)
 
 
 def test_a_damaged_file_is_one_line(tmp_path):
@@ -120,45 +109,3 @@ def test_read_by_the_piece_answers_as_loaded_whole(tmp_path):
     for name in ("bm25", "dense", "walk", "fused"):
         got = opened.search("make an engine and run it", retriever=name, k=10)
         assert got == loaded.search("make an engine and run it", retriever=name, k=10), name
-
-
-def test_a_snapshot_of_gzip_json_views_is_read_whole(tmp_path):
-    """A snapshot written before views.db holds views.json.gz: a one-shot reader loads it whole."""
-    from vitalrag.kernel.files import gzipped
-
-    import orjson
-
-    store = MemoryStore(tmp_path / "s")
-    index_repository(FIXTURES / "py_resolution", store, name="a", workers=1)
-    index, _ = RetrievalIndex.build(store, store.folder, embedder=None)
-    snap = store.folder / current(store.folder).retrieval
-    (snap / "views.json.gz").write_bytes(gzipped(orjson.dumps(index.views)))
-    (snap / viewfile.FILE).unlink()
-    opened = SnapshotViews.open(store.folder, current(store.folder))
-    assert isinstance(opened, RetrievalIndex) and opened.views == index.views
-
-
-def test_a_one_shot_command_reads_the_views_by_the_piece(tmp_path, monkeypatch):
-    """``search`` and ``context`` from the CLI decode the blocks of their hits only:
-    reading every view (``viewfile.read``, what loading whole does) is an error here."""
-    from click.testing import CliRunner
-
-    from vitalrag.cli import main
-
-    store = tmp_path / "s"
-    assert CliRunner().invoke(main, ["index", str(FIXTURES / "py_resolution"), "--store", str(store),
-                                     "--no-embed"]).exit_code == 0
-
-    def whole(path):
-        raise AssertionError(f"{path} read whole")
-
-    monkeypatch.setattr(viewfile, "read", whole)
-    decoded: list[int] = []
-    real = viewfile._decode
-    monkeypatch.setattr(viewfile, "_decode", lambda path, blob, form: decoded.append(1) or real(path, blob, form))
-    for command in (["search", "engine prepare", "--retriever", "bm25"], ["context", "make an engine and run it"]):
-        r = CliRunner().invoke(main, [*command, "--store", str(store)])
-        assert r.exit_code == 0, r.output
-        assert "Engine" in r.output
-    total = viewfile.ViewFile(store / current(store).retrieval / viewfile.FILE).count
-    assert 0 < len(decoded) <= 2 * ((total + viewfile.BLOCK - 1) // viewfile.BLOCK)

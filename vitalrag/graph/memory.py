@@ -5,21 +5,19 @@ Layout of the index folder (``graph.version`` names the live snapshot)::
     .vitalrag/current.json         which graph (and retrieval) snapshot is live
     .vitalrag/graph-<id>.db        the graph: per-file packs in SQLite (``graph.packed``)
 
-``save`` hands ``packed.write`` the payload ``{"schema_version", "file_format",
-"objects", "edges", "unresolved", "sources", "meta"}``: ``objects`` are the
-objects' fields; ``edges`` are ``[source, target, kind, lines]`` and
-``unresolved`` ``[source, kind, name, line, reason]`` arrays (``FILE_FORMAT``).
-Snapshots of earlier versions, JSON (``graph.json`` of the older layout,
-``graph-<id>.json``, ``graph-<id>.json.gz``), are read as they are.
+``save`` hands ``packed.write`` the payload ``{"schema_version", "objects",
+"edges", "unresolved", "sources", "meta"}``: ``objects`` are the objects'
+fields; ``edges`` are ``[source, target, kind, lines]`` and ``unresolved``
+``[source, kind, name, line, reason]`` arrays.
 
 ``save`` writes a new snapshot in the same folder, under a name the folder's
 records claim first (``graph.version.claim``), fsyncs it and then switches the
 version pointer to it (or, while an index run stages its writes, leaves the
 switch to that run's commit, which names the graph and the retrieval snapshot at
 once). A crash mid-save leaves the previous index intact, a reader always sees a
-whole snapshot, and the next index run removes what the crash left. SQLite and
-JSON rather than pickle: loading never runs code, and the file can be read by
-other tools.
+whole snapshot, and the next index run removes what the crash left. SQLite
+rather than pickle: loading never runs code, and the file can be read by other
+tools.
 """
 
 from __future__ import annotations
@@ -34,14 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-import orjson
-
-from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, StoreNotFound
+from vitalrag.errors import StoreCorrupt, StoreError, StoreNotFound
 from vitalrag.graph import packed
-from vitalrag.kernel.files import read_gzipped, sync_folder
+from vitalrag.kernel.files import sync_folder
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.store import Direction, GraphStore, HeldGraph, Span, edges_at, hops, sorted_export, spans_of
-from vitalrag.graph.version import LEGACY_GRAPH, Staged, Version, claim, current, load_consistent, runs, switch
+from vitalrag.graph.version import Staged, Version, claim, current, load_consistent, runs, switch
 from vitalrag.model import (
     DEFINITION_KINDS,
     SCHEMA_VERSION,
@@ -53,12 +49,6 @@ from vitalrag.model import (
 
 log = logging.getLogger(__name__)
 
-#: the graph file of the older layout (see ``graph.version``)
-GRAPH_FILE = LEGACY_GRAPH
-#: layout of the file: 1 wrote edges and unresolved references as objects, 2 (this
-#: version) as arrays ``[source, target, kind, lines]`` and ``[source, kind, name,
-#: line, reason]``, which are quicker to write and read. Both are read.
-FILE_FORMAT = 2
 _OBJECT_FIELD_SET = frozenset(CodeObject.__dataclass_fields__)
 #: tests only: a path that ``save`` creates once the new graph is written, before
 #: anything names it, and then waits, so a test can kill the writer there
@@ -78,9 +68,9 @@ def open_snapshot(folder: str | os.PathLike[str], version: Version | None = None
     (``packed.PackedGraph``), else loaded whole."""
     if version is None:
         return load_consistent(folder, lambda v: open_snapshot(folder, v))
-    if version.graph is not None and version.graph.endswith(packed.SUFFIX):
-        return packed.PackedGraph(Path(folder) / version.graph, location=str(Path(folder)))
-    return MemoryStore.open(folder, create=False, version=version)
+    if version.graph is None:
+        return MemoryStore.open(folder, create=False, version=version)  # says there is no index
+    return packed.PackedGraph(Path(folder) / version.graph, location=str(Path(folder)))
 
 
 def open_writable(folder: str | os.PathLike[str]) -> MemoryStore:
@@ -147,28 +137,13 @@ class MemoryStore:
         return store
 
     def _load(self, path: Path) -> None:
-        if packed.is_packed(path):
-            data = packed.read(path)
-        else:  # a JSON snapshot of an earlier version
-            try:
-                data = orjson.loads(read_gzipped(path))
-            except (OSError, EOFError, orjson.JSONDecodeError) as exc:
-                raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
-        if not isinstance(data, dict) or "schema_version" not in data:
+        if not packed.is_packed(path):
             raise StoreCorrupt(f"cannot read index {path}: not a VitalRAG index file")
-        version = data["schema_version"]
-        if version != SCHEMA_VERSION:
-            raise SchemaMismatch(
-                f"index {path} has schema version {version}, this VitalRAG reads version "
-                f"{SCHEMA_VERSION}; re-index into a new --store"
-            )
+        data = packed.read(path)  # its schema version checked
         try:
             self._load_objects(data["objects"])
-            self._insert_edges(
-                (e["source"], e["target"], e["kind"], e.get("lines") or ()) if isinstance(e, dict) else e
-                for e in data["edges"])
-            self.upsert_unresolved([UnresolvedRef.from_dict(u) if isinstance(u, dict) else UnresolvedRef.from_row(u)
-                                    for u in data["unresolved"]])
+            self._insert_edges(data["edges"])
+            self.upsert_unresolved([UnresolvedRef.from_row(u) for u in data["unresolved"]])
             self._sources = dict(data["sources"])
             self._meta = dict(data["meta"])
         except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -189,7 +164,6 @@ class MemoryStore:
         payload = {
             "schema_version": SCHEMA_VERSION,
             "objects": [d for _, d in self.graph.nodes(data="obj")],
-            "file_format": FILE_FORMAT,
             "edges": list(self._edge_rows()),
             "unresolved": [u.row() for refs in self._unresolved.values() for u in refs.values()],
             "sources": self._sources,

@@ -5,7 +5,7 @@ touches instead of loading the graph.
 
 Layout of ``graph-<id>.db``::
 
-    info(key, value)              schema_version, pack_format, file_format, fields, meta (JSON),
+    info(key, value)              schema_version, pack_format, fields, meta (JSON),
                                   counts (JSON: by repository, its objects and edges by
                                   kind and its unresolved references, as ``counts``
                                   gives them)
@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -49,16 +48,12 @@ from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError
 from vitalrag.graph.store import Direction, HeldGraph, Span, edges_at, hops, sorted_export, spans_of
 from vitalrag.model import DEFINITION_KINDS, SCHEMA_VERSION, CodeObject, Edge, NodeId, UnresolvedRef
 
-#: the format of the packs (``FILE_FORMAT`` of ``graph.memory`` for the JSON snapshots):
-#: 4 compresses them with zstd; 3, still read, with zlib
+#: the format of the packs (zstd-compressed JSON): the only one read
 PACK_FORMAT = 4
-_READ_FORMATS = ("3", "4")
 SUFFIX = ".db"
 #: packs a one-shot reader keeps decoded (a context touches tens of files)
 _PACK_CACHE = 512
-#: zstd's level, and the size of the dictionary sampled from the packs. On Django
-#: 5.1.4's packs (72 MB of JSON) level 1 with a dictionary took 144 ms for 10.3 MB,
-#: zlib's level 1 with a preset dictionary 407 ms for 11.4 MB (``write`` of format 3)
+#: zstd's level, and the size of the dictionary sampled from the packs
 _LEVEL = 1
 _DICTIONARY = 32 * 1024
 
@@ -120,7 +115,7 @@ def write(path: Path, payload: Mapping[str, Any]) -> None:
         con.execute("CREATE TABLE dictionary (data BLOB NOT NULL)")
         con.executemany("INSERT INTO info VALUES (?, ?)", [
             ("schema_version", str(payload["schema_version"])), ("pack_format", str(PACK_FORMAT)),
-            ("file_format", str(payload.get("file_format", ""))), ("fields", orjson.dumps(fields).decode()),
+            ("fields", orjson.dumps(fields).decode()),
             ("meta", orjson.dumps(payload["meta"]).decode()), ("counts", orjson.dumps(counts).decode())])
         con.execute("INSERT INTO dictionary VALUES (?)", (zdict,))
         compress = zstandard.ZstdCompressor(level=_LEVEL, dict_data=_dictionary(zdict)).compress
@@ -187,10 +182,9 @@ class _Reader:
         try:
             info = dict(con.execute("SELECT key, value FROM info"))
             self.info = info
-            self.format = info.get("pack_format")
-            if self.format not in _READ_FORMATS:
-                raise SchemaMismatch(f"index {path} has pack format {self.format}, this VitalRAG "
-                                     f"reads {' and '.join(_READ_FORMATS)}; re-index into a new --store")
+            if info.get("pack_format") != str(PACK_FORMAT):
+                raise SchemaMismatch(f"index {path} has pack format {info.get('pack_format')}, this VitalRAG "
+                                     f"reads {PACK_FORMAT}; re-index into a new --store")
             self.fields = orjson.loads(info["fields"])
             self.zdict = con.execute("SELECT data FROM dictionary").fetchone()[0]
             self._dictionary = _dictionary(self.zdict)
@@ -199,9 +193,6 @@ class _Reader:
             raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
 
     def _inflate(self, blob: bytes) -> bytes:
-        if self.format == "3":  # zlib with a preset dictionary
-            inflater = zlib.decompressobj(zdict=self.zdict)
-            return inflater.decompress(blob) + inflater.flush()
         # a decompressor per thread: readers share a snapshot across threads (``serve``)
         unpacker: zstandard.ZstdDecompressor | None = getattr(self._local, "unpacker", None)
         if unpacker is None:
@@ -216,7 +207,7 @@ class _Reader:
             fields = self.fields
             pack["o"] = [dict(zip(fields, row, strict=True)) for row in pack["o"]]
             return pack
-        except (zlib.error, zstandard.ZstdError, orjson.JSONDecodeError, ValueError, TypeError, KeyError) as exc:
+        except (zstandard.ZstdError, orjson.JSONDecodeError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read index {self.path}: malformed content ({exc!r})") from exc
 
 
@@ -238,8 +229,7 @@ def read(path: Path) -> dict[str, Any]:
                 part.update(zip(places, rows))
             sources.update(pack["s"])
         objects, edges, unresolved = ([part[n] for n in sorted(part)] for part in placed)
-        return {"schema_version": SCHEMA_VERSION, "file_format": int(info["file_format"] or 0),
-                "objects": objects, "edges": edges,
+        return {"schema_version": SCHEMA_VERSION, "objects": objects, "edges": edges,
                 "unresolved": unresolved, "sources": sources, "meta": meta}
     except (sqlite3.Error, TypeError, KeyError, ValueError) as exc:
         raise StoreCorrupt(f"cannot read index {path}: {exc}") from exc
@@ -433,11 +423,9 @@ class PackedGraph:
 
     def counts(self, repo: str | None = None) -> dict[str, Any]:
         rows = self._query("SELECT value FROM info WHERE key = 'counts'")
-        if not rows:  # a snapshot written before the counts were kept
-            return self._all().counts(repo)
         try:
             counts = orjson.loads(rows[0][0])
-        except orjson.JSONDecodeError as exc:
+        except (IndexError, orjson.JSONDecodeError) as exc:
             raise StoreCorrupt(f"cannot read index {self.path}: malformed counts ({exc})") from exc
         if repo is not None:
             return counts.get(repo) or {"objects": {}, "edges": {}, "unresolved": 0}

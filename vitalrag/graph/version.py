@@ -2,13 +2,13 @@
 
 Layout::
 
-    current.json         {"format": 1, "graph": "graph-<id>.db", "retrieval": "retrieval-<id>",
+    current.json         {"format": 2, "graph": "graph-<id>.db", "retrieval": "retrieval-<id>",
                           "previous": {"graph": ..., "retrieval": ...},
                           "sealed": {file: [size, mtime_ns]},
                           "runs": {repo: {"fingerprint": ..., "report": ...}}}
-    snapshots.json       {"format": 1, "snapshots": [...]}: every snapshot this index
+    snapshots.json       {"format": 2, "snapshots": [...]}: every snapshot this index
                          wrote that may still be on disk
-    graph-<id>.db        a graph snapshot (``graph.packed``; ``.json``, ``.json.gz``: of earlier versions)
+    graph-<id>.db        a graph snapshot (``graph.packed``)
     retrieval-<id>/      a retrieval snapshot (``retrieve.index``)
     facts/ embeddings/   the caches of index runs (``ingest.cache``, ``retrieve.dense``)
 
@@ -40,8 +40,9 @@ loading the graph or writing anything. A switch made by anything but an index
 run (a pull, a retrieval index saved alone) drops every record, so the next run
 does the work.
 
-A folder written before this layout (``graph.json`` beside a ``retrieval.json``
-pointer) is read as it is; its first switch moves it to this layout.
+An index folder has one format (``FORMAT``). Before 1.0 a change of it, or of
+any snapshot's format, means indexing again: a folder of another format is a
+``SchemaMismatch`` that says so, and nothing reads or migrates the older one.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from vitalrag.errors import StoreCorrupt, StoreError, VitalRAGError
+from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError, VitalRAGError
 from vitalrag.kernel.files import disk_full, free_bytes, no_space, replacing
 from vitalrag.kernel.locks import LOCK_FILE, WRITER_LOCK_FILE, folder_lock
 
@@ -67,24 +68,15 @@ log = logging.getLogger(__name__)
 VERSION_FILE = "current.json"
 #: the snapshots this index wrote (see the module's docstring)
 OWNED_FILE = "snapshots.json"
-FORMAT = 1
-#: the layout before ``current.json``: the graph in one fixed file, and a pointer
-#: naming the retrieval snapshot
-LEGACY_GRAPH = "graph.json"
-LEGACY_POINTER = "retrieval.json"
+#: the folder's format (see the module's docstring): another one means re-indexing
+FORMAT = 2
 #: the caches an index run keeps in its folder
 CACHE_FOLDERS = ("facts", "embeddings")
 #: how often a reader starts again when the pointer moved while it was loading
 ATTEMPTS = 5
-#: the names writers give snapshots (a random part of 12 hex digits), and the graph
-#: temporaries of earlier versions: how a folder written before ``snapshots.json``
-#: is told from one that holds anything else
-_SNAPSHOT_NAME = re.compile(r"graph-[0-9a-f]{12}(\.db|\.json|\.json\.gz)|retrieval-[0-9a-f]{12}")
-_OLD_TEMPORARY = re.compile(r"\.graph-[0-9a-f]{12}\.tmp")
-
-_SQLITE_HEADER = b"SQLite format 3\x00"
-#: the unreadable pointers of the older layout already warned about
-_WARNED: set[Path] = set()
+#: the names writers give snapshots (a random part of 12 hex digits): how an index
+#: whose ``snapshots.json`` is damaged is told from a folder that holds anything else
+_SNAPSHOT_NAME = re.compile(r"graph-[0-9a-f]{12}\.db|retrieval-[0-9a-f]{12}")
 
 T = TypeVar("T")
 
@@ -111,10 +103,9 @@ Stamp = tuple[tuple[int, int, int] | None, ...]
 
 def stamp(folder: str | os.PathLike[str]) -> Stamp:
     """A value that changes when a switch in ``folder`` changes the live version
-    (the version pointer, and the files of the older layout), and costs a few
-    stats: a server compares it before each call to know when to reload."""
-    root = Path(folder)
-    return tuple(_file_stamp(root / name) for name in (VERSION_FILE, LEGACY_POINTER, LEGACY_GRAPH))
+    (the version pointer), and costs a stat: a server compares it before each
+    call to know when to reload."""
+    return (_file_stamp(Path(folder) / VERSION_FILE),)
 
 
 def _file_stamp(path: Path) -> tuple[int, int, int] | None:
@@ -171,7 +162,7 @@ def intact(folder: str | os.PathLike[str]) -> bool:
 
 def seal_broken(folder: str | os.PathLike[str], name: str) -> bool:
     """Whether a file of the live snapshot ``name`` changed since it was switched to
-    (False where the pointer holds no seal for it: a folder of an earlier version)."""
+    (False where the pointer holds no seal for it)."""
     root = Path(folder)
     sealed = _pointer(root).get("sealed")
     if not isinstance(sealed, dict) or not any(rel.split("/", 1)[0] == name for rel in sealed):
@@ -261,7 +252,6 @@ def switch(folder: str | os.PathLike[str], *, graph: str | None = None, retrieva
     root = Path(folder)
     live, previous = _read(root)
     owned = _owned(root)
-    older_layout = not (root / VERSION_FILE).exists()
     new = Version(graph or live.graph, retrieval or live.retrieval)
     # kept snapshots keep the seal they were switched to with (a damaged one stays broken)
     old_seal = _pointer(root).get("sealed")
@@ -279,9 +269,6 @@ def switch(folder: str | os.PathLike[str], *, graph: str | None = None, retrieva
     if sweep:
         dropped |= owned - keep
     _remove_owned(root, owned | new.names() | live.names(), dropped & owned)
-    if older_layout and (live.retrieval is not None or live.graph == LEGACY_GRAPH):
-        # a folder of the older layout: current.json names the snapshot now
-        (root / LEGACY_POINTER).unlink(missing_ok=True)
     return new
 
 
@@ -294,9 +281,6 @@ def sweep(folder: str | os.PathLike[str]) -> None:
         live, previous = _read(root)
         owned = _owned(root)
         stale = owned - live.names() - previous.names()
-        for name in os.listdir(root):
-            if _OLD_TEMPORARY.fullmatch(name):  # a graph temporary of an earlier version's writer
-                (root / name).unlink(missing_ok=True)
         if stale:
             _remove_owned(root, owned, stale)
 
@@ -330,9 +314,9 @@ def check_folder(folder: str | os.PathLike[str]) -> None:
 
 def adopt(folder: str | os.PathLike[str]) -> None:
     """Make ``folder`` (created if need be) an index folder a run may write, or
-    raise ``StoreError`` (see ``check_folder``): an index keeps its records, a
-    folder of an earlier version gets them (damaged ones are written again from
-    its version), an empty one becomes an index. A version pointer that cannot be
+    raise ``StoreError`` (see ``check_folder``): an index keeps its records
+    (damaged ones are written again from its version), an empty one becomes an
+    index; one of another format is a ``SchemaMismatch``. A version pointer that cannot be
     read is written afresh (the run builds the index again; the records still
     name its snapshots). The caller holds the folder's writer lock."""
     root = Path(folder)
@@ -360,8 +344,8 @@ def is_index(folder: str | os.PathLike[str]) -> bool:
 
 def _strays(root: Path) -> list[str]:
     """What in ``root`` (which has no ``snapshots.json``) no index wrote: nothing in
-    an index of an earlier version (a readable pointer), else every entry but the
-    files an index writes."""
+    an index whose records were lost (a readable pointer), else every entry but
+    the files an index writes."""
     entries = os.listdir(root)
     try:
         _read(root)
@@ -383,11 +367,7 @@ def _index_file(root: Path, name: str) -> bool:
         return path.is_file()
     if name in CACHE_FOLDERS:
         return path.is_dir()
-    if name == LEGACY_GRAPH:
-        return _legacy_graph(path)
-    if name == LEGACY_POINTER:
-        return path.is_file() and path.stat().st_size < 4096
-    return bool(_SNAPSHOT_NAME.fullmatch(name) or _OLD_TEMPORARY.fullmatch(name))
+    return bool(_SNAPSHOT_NAME.fullmatch(name))
 
 
 def _recorded(root: Path) -> set[str] | None:
@@ -407,9 +387,9 @@ def _recorded(root: Path) -> set[str] | None:
 
 
 def _owned(root: Path) -> set[str]:
-    """The snapshots the records of ``root`` name: ``snapshots.json``; else (a folder
-    written before it, or a damaged one) what its pointer names, and, when the
-    folder holds nothing but an index's files, every snapshot there."""
+    """The snapshots the records of ``root`` name: ``snapshots.json``; else (lost or
+    damaged) what its pointer names, and, when the folder holds nothing but an
+    index's files, every snapshot there."""
     recorded = _recorded(root)
     if recorded is not None:
         return recorded
@@ -421,7 +401,7 @@ def _owned(root: Path) -> set[str]:
     if root.is_dir():
         entries = os.listdir(root)
         if all(_index_file(root, name) for name in entries):
-            owned |= {n for n in entries if _SNAPSHOT_NAME.fullmatch(n) or n == LEGACY_GRAPH}
+            owned |= {n for n in entries if _SNAPSHOT_NAME.fullmatch(n)}
     return owned
 
 
@@ -443,13 +423,16 @@ def _read(root: Path) -> tuple[Version, Version]:
     path = root / VERSION_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
+        if not isinstance(data, dict) or not isinstance(data.get("format"), int):
             raise ValueError("not a VitalRAG version file")
+        if data["format"] != FORMAT:
+            raise SchemaMismatch(f"index {root} has format {data['format']}, this VitalRAG reads format "
+                                 f"{FORMAT}; re-index into a new --store")
         prev = data.get("previous") or {}
         return (Version(_name(data.get("graph")), _name(data.get("retrieval"))),
                 Version(_name(prev.get("graph")), _name(prev.get("retrieval"))))
     except FileNotFoundError:
-        return _legacy(root), Version()
+        return Version(), Version()
     except (OSError, ValueError, TypeError, AttributeError) as exc:
         raise StoreCorrupt(f"cannot read the index version {path}: {exc}; index again to rebuild it") from exc
 
@@ -465,33 +448,6 @@ def _name(value: object) -> str | None:
 def _safe_name(value: str) -> bool:
     """A name of an entry of the folder itself (no path, nothing hidden)."""
     return bool(value) and "/" not in value and "\\" not in value and not value.startswith(".")
-
-
-def _legacy(root: Path) -> Version:
-    graph = LEGACY_GRAPH if _legacy_graph(root / LEGACY_GRAPH) else None
-    pointer = root / LEGACY_POINTER
-    try:
-        retrieval = _name(json.loads(pointer.read_text(encoding="utf-8"))["current"])
-    except FileNotFoundError:
-        retrieval = None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        # an index run rebuilds it; until then there is no retrieval index to read
-        if pointer not in _WARNED:  # the pointer is read several times a run: say it once
-            _WARNED.add(pointer)
-            log.warning("cannot read %s (%s); the next index builds the retrieval index afresh", pointer, exc)
-        retrieval = None
-    return Version(graph, retrieval)
-
-
-def _legacy_graph(path: Path) -> bool:
-    """Whether ``path`` is a graph of the older layout (JSON that starts with the
-    schema version, or a packed graph), not some other ``graph.json``."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(64)
-    except OSError:
-        return False
-    return head.startswith(_SQLITE_HEADER) or (head.lstrip().startswith(b"{") and b'"schema_version"' in head)
 
 
 def _files(path: Path) -> list[Path]:

@@ -38,7 +38,6 @@ import logging
 import math
 import os
 import secrets
-import shutil
 from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
@@ -168,9 +167,6 @@ class FactsCache:
             old = self._hits & keep - new
             if new or old != self._stored:
                 self._write(old, new)
-            legacy = self.folder / self.repo  # the pickle entries of an earlier version
-            if legacy.is_dir() and (legacy / "manifest.json").exists():
-                shutil.rmtree(legacy, ignore_errors=True)
         finally:
             self.discard()
 

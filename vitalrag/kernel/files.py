@@ -8,7 +8,6 @@ other write errors, whichever library wrote (``disk_full``, ``no_space``).
 from __future__ import annotations
 
 import errno
-import gzip
 import math
 import os
 import secrets
@@ -19,25 +18,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from vitalrag.errors import StoreError
-
-
-#: gzip's level for JSON snapshots (the views): 7-8x smaller on source-heavy JSON,
-#: and decompressing costs less than parsing what comes out (levels above 3 cost
-#: more to write and gain little)
-GZIP_LEVEL = 3
-
-
-def gzipped(data: bytes) -> bytes:
-    """``data`` gzip-compressed (the same bytes for the same data)."""
-    return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
-
-
-def read_gzipped(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of ``path``, decompressed when it is gzip (a file written before
-    snapshots were compressed is read as it is). Raises ``OSError`` or
-    ``gzip.BadGzipFile`` (an ``OSError``) on a damaged file."""
-    raw = Path(path).read_bytes()
-    return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
 
 
 def temp_file(folder: str | os.PathLike[str], prefix: str, suffix: str = "") -> tuple[int, Path]:

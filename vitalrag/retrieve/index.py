@@ -6,9 +6,7 @@ that goes with a Neo4j store)::
     current.json             the live graph and retrieval snapshots (``graph.version``)
     retrieval-<n>/meta.json  schema version, view count, model
     retrieval-<n>/views.db   the views, in index order (the id map of both indexes):
-                             SQLite, read whole or by the piece (``retrieve.viewfile``);
-                             earlier snapshots hold gzip JSON (``views.json.gz``,
-                             ``views.json``), read whole
+                             SQLite, read whole or by the piece (``retrieve.viewfile``)
     retrieval-<n>/bm25/      bm25s arrays
     retrieval-<n>/dense/     vectors.faiss + model.json (absent with --no-embed)
     embeddings/<model>.npz   vectors by view content hash, reused across builds
@@ -21,7 +19,7 @@ A build writes a new snapshot folder (its name claimed in the folder's records
 first: ``graph.version.claim``) and then switches the version pointer to it (an
 index run switches its graph and this snapshot with one rename), so a reader
 never sees half an index, nor a graph and views of different runs, and a crash
-leaves the old pair. Older folders name their snapshot in ``retrieval.json``.
+leaves the old pair.
 """
 
 from __future__ import annotations
@@ -40,13 +38,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-import orjson
-
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
-from vitalrag.kernel.files import read_gzipped
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.graph.version import (
-    LEGACY_POINTER,
     Staged,
     Version,
     claim,
@@ -66,10 +60,6 @@ log = logging.getLogger(__name__)
 
 RETRIEVAL_SCHEMA = 1
 VIEWS_FILE = viewfile.FILE
-#: the views of snapshots written before ``views.db`` (gzip JSON; ``views.json``: uncompressed)
-OLD_VIEWS_FILES = ("views.json.gz", "views.json")
-#: the pointer of the older layout (see ``graph.version``)
-POINTER = LEGACY_POINTER
 
 Progress = Callable[[str, int, int], None]
 #: tests only: a marker path that ``build`` creates once the views are built (an
@@ -341,12 +331,7 @@ class RetrievalIndex(_PositionSearch):
         snap = _snapshot(root, version)
         meta = _meta(snap)
         try:
-            views_file = snap / VIEWS_FILE
-            if views_file.exists():
-                views = viewfile.read(views_file)
-            else:  # written before views.db
-                old = next((snap / n for n in OLD_VIEWS_FILES if (snap / n).exists()), snap / VIEWS_FILE)
-                views = [View.from_dict(d) for d in orjson.loads(read_gzipped(old))]
+            views = viewfile.read(snap / VIEWS_FILE)
         except (OSError, EOFError, ValueError, TypeError, KeyError) as exc:
             raise StoreCorrupt(f"cannot read retrieval index {snap}: {exc}") from exc
         sparse, dense = _indexes(snap, len(views), meta.get("model"))
@@ -375,8 +360,7 @@ class SnapshotViews(_PositionSearch):
     ``context``, ``explain``): BM25's arrays memory-mapped, the dense index, and the
     views read by the piece (``viewfile.ViewFile``): a query decodes the views its
     hits name, not the index's every view (on Django 5.1.4's 221,828 views, three
-    quarters of a CLI ``context``). A snapshot written before ``views.db`` is
-    loaded whole (``RetrievalIndex``)."""
+    quarters of a CLI ``context``)."""
 
     def __init__(self, folder: Path, views: viewfile.ViewFile, sparse: SparseIndex, dense: DenseIndex | None,
                  model: str | None) -> None:
@@ -389,12 +373,10 @@ class SnapshotViews(_PositionSearch):
         self._masks: dict[frozenset[str], np.ndarray] = {}
 
     @classmethod
-    def open(cls, folder: str | os.PathLike[str], version: Version) -> SnapshotViews | RetrievalIndex:
+    def open(cls, folder: str | os.PathLike[str], version: Version) -> SnapshotViews:
         """The snapshot ``version`` names in ``folder``, read by the piece."""
         root = Path(folder)
         snap = _snapshot(root, version)
-        if not (snap / VIEWS_FILE).exists():
-            return RetrievalIndex._load(root, version)
         meta = _meta(snap)
         views = viewfile.ViewFile(snap / VIEWS_FILE)
         try:

@@ -351,8 +351,6 @@ def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | 
         repo_views = [index.views[i] for i in pos]
         matrix = vectors[pos] if vectors is not None else None
         stats = index.sparse.statistics(np.asarray(pos, dtype=np.int64))
-        if stats is None:  # a snapshot from before lengths were kept: its views indexed again
-            stats = SparseIndex.build([v.text for v in repo_views]).statistics(np.arange(len(repo_views)))
         out.append(views.write_repository(repo, repo_views, code_tokens, matrix, index.model, stats))
         if progress:
             progress("push views", n, len(wanted))

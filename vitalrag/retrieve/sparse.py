@@ -231,12 +231,12 @@ def bm25_rescore(query: Sequence[str], docs: Sequence[str], df: Mapping[str, int
 class SparseIndex:
     """BM25 over a fixed list of texts; search returns (position, score) pairs."""
 
-    def __init__(self, retriever: object, size: int, lengths: np.ndarray | None = None) -> None:
+    def __init__(self, retriever: object, size: int, lengths: np.ndarray) -> None:
         self._bm25 = retriever
         self.size = size
         vocab = getattr(retriever, "vocab_dict", None) or {}
         self._vocab = set(vocab)
-        #: each document's length in tokens (None: a snapshot saved before they were kept)
+        #: each document's length in tokens
         self.lengths = lengths
 
     @classmethod
@@ -258,18 +258,15 @@ class SparseIndex:
         Path(folder).mkdir(parents=True, exist_ok=True)
         if self.size:
             self._bm25.save(str(folder), show_progress=False)  # type: ignore[attr-defined]
-            if self.lengths is not None:
-                np.save(Path(folder) / LENGTHS_FILE, self.lengths)
+            np.save(Path(folder) / LENGTHS_FILE, self.lengths)
 
-    def statistics(self, documents: np.ndarray) -> tuple[dict[str, int], int] | None:
+    def statistics(self, documents: np.ndarray) -> tuple[dict[str, int], int]:
         """What BM25 knows of the documents at positions ``documents`` besides their own
         tokens: each token's document frequency among them, and their total length
         (a text with no token has length 1). With their number, enough to score any
         of them as this index does (``bm25_rescore``). Read off the score matrix (a
         term's documents are its column) and the kept lengths, without tokenizing
-        anything; None for a snapshot saved before lengths were kept."""
-        if self.lengths is None:
-            return None
+        anything."""
         if self.size == 0 or not len(documents):
             return {}, 0
         scores = self._bm25.scores  # type: ignore[attr-defined]
@@ -291,7 +288,7 @@ class SparseIndex:
         import bm25s
 
         if size == 0:
-            return cls(bm25s.BM25(), 0)
+            return cls(bm25s.BM25(), 0, np.zeros(0, dtype=np.int32))
         folder = Path(folder)
         _check_params(folder / PARAMS_FILE)
         try:
@@ -300,15 +297,12 @@ class SparseIndex:
             raise StoreCorrupt(f"cannot read BM25 index in {folder}: {exc}") from exc
         _check_arrays(folder, retriever)
         lengths_file = folder / LENGTHS_FILE
-        lengths = None
-        if lengths_file.exists():
-            try:
-                lengths = np.load(lengths_file, mmap_mode="r")
-            except (OSError, ValueError) as exc:
-                raise StoreCorrupt(f"cannot read BM25 index file {lengths_file}: {exc}") from exc
-            if lengths.ndim != 1 or len(lengths) != size or lengths.dtype.kind not in "iu" or (
-                    size and int(lengths.min()) < 0):
-                raise StoreCorrupt(f"{lengths_file} is damaged: not one token count per view ({size})")
+        try:
+            lengths = np.load(lengths_file, mmap_mode="r")
+        except (OSError, ValueError) as exc:
+            raise StoreCorrupt(f"cannot read BM25 index file {lengths_file}: {exc}") from exc
+        if lengths.ndim != 1 or len(lengths) != size or lengths.dtype.kind not in "iu" or int(lengths.min()) < 0:
+            raise StoreCorrupt(f"{lengths_file} is damaged: not one token count per view ({size})")
         return cls(retriever, size, lengths)
 
     @property

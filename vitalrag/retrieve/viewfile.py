@@ -6,17 +6,16 @@ Layout of ``views.db``::
 
     info(key, value)             schema, count (views), block (views per block), fields
     blocks(b, data)              the views in index order, ``block`` to a block: zstd-
-                                 compressed JSON (format 2; zlib in format 1, still
-                                 read), a block an array of views, a view an array of
-                                 its fields in the order ``info.fields`` names
+                                 compressed JSON (format 2, the only one read), a
+                                 block an array of views, a view an array of its
+                                 fields in the order ``info.fields`` names
     bodies(object_id, pos)       the position of each object's first body view
     names(name, object_id)       the graph walk's anchors: the identifiers of body and
                                  signature views, and their objects
     repos(repo, start, stop)     the runs of positions each repository's views hold
 
 A one-shot ``context`` on Django 5.1.4's index (221,828 views) spent three
-quarters of its time decoding every view (``views.json.gz``, which snapshots
-written before this file hold and which are still read). SQLite, not pickle:
+quarters of its time decoding every view of a gzip JSON file. SQLite, not pickle:
 opening a snapshot runs no code. The file is written once, into the snapshot's
 temporary folder, and never changed, so a reader opens it immutable.
 """
@@ -25,7 +24,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
@@ -39,14 +37,12 @@ from vitalrag.errors import StoreCorrupt
 from vitalrag.model import View
 
 FILE = "views.db"
-#: 2: zstd blocks; 1 (zlib blocks) is still read
+#: zstd blocks; another format means re-indexing
 FORMAT = 2
-_READ_FORMATS = ("1", "2")
 #: views to a block: a hit decodes its block (about 30 kB of JSON), and a block
 #: compresses nearly as well as the whole file would
 BLOCK = 64
-#: zstd's level. Django 5.1.4's 221,828 views (203 MB of JSON in blocks): 0.31 s for
-#: 23.6 MB, where zlib's level 3 took 0.87 s for 26.2 MB; read back in 0.25 s against 0.52 s
+#: zstd's level
 _LEVEL = 3
 #: SQLite's page size (see ``write``): 100,000 two-line files' views took 19.0 MB
 #: against 28.0 MB in 4 kB pages
@@ -103,39 +99,39 @@ def write(path: Path, views: Sequence[View]) -> None:
         con.close()
 
 
-def _connect(path: Path) -> tuple[sqlite3.Connection, int, int, str]:
-    """``path`` opened read-only and immutable, with its view count, block size and format."""
+def _connect(path: Path) -> tuple[sqlite3.Connection, int, int]:
+    """``path`` opened read-only and immutable, with its view count and block size."""
     try:
         con = sqlite3.connect(f"file:{quote(str(path))}?mode=ro&immutable=1", uri=True, check_same_thread=False)
     except sqlite3.Error as exc:
         raise StoreCorrupt(f"cannot read retrieval views {path}: {exc}") from exc
     try:
         info = dict(con.execute("SELECT key, value FROM info"))
-        if info.get("format") not in _READ_FORMATS or orjson.loads(info["fields"]) != _FIELDS:
+        if info.get("format") != str(FORMAT) or orjson.loads(info["fields"]) != _FIELDS:
             raise ValueError(f"format {info.get('format')} with fields {info.get('fields')}; "
-                             f"this VitalRAG reads formats {' and '.join(_READ_FORMATS)}")
-        return con, int(info["count"]), int(info["block"]), info["format"]
+                             f"this VitalRAG reads format {FORMAT}")
+        return con, int(info["count"]), int(info["block"])
     except (sqlite3.Error, KeyError, ValueError, TypeError) as exc:
         con.close()
         raise StoreCorrupt(f"cannot read retrieval views {path}: {exc}") from exc
 
 
-def _decode(path: Path, blob: bytes, form: str) -> list[View]:
+def _decode(path: Path, blob: bytes) -> list[View]:
     try:
         # a decompressor per block: it costs little beside the JSON, and a reader's
         # blocks may be decoded on several threads
-        data = zlib.decompress(blob) if form == "1" else zstandard.ZstdDecompressor().decompress(blob)
+        data = zstandard.ZstdDecompressor().decompress(blob)
         return [View(*row) for row in orjson.loads(data)]
-    except (zlib.error, zstandard.ZstdError, orjson.JSONDecodeError, TypeError) as exc:
+    except (zstandard.ZstdError, orjson.JSONDecodeError, TypeError) as exc:
         raise StoreCorrupt(f"cannot read retrieval views {path}: malformed block ({exc!r})") from exc
 
 
 def read(path: Path) -> list[View]:
     """Every view of the file at ``path``, in index order."""
-    con, count, _, form = _connect(path)
+    con, count, _ = _connect(path)
     try:
         views = [v for (blob,) in con.execute("SELECT data FROM blocks ORDER BY b")
-                 for v in _decode(path, blob, form)]
+                 for v in _decode(path, blob)]
     except sqlite3.Error as exc:
         raise StoreCorrupt(f"cannot read retrieval views {path}: {exc}") from exc
     finally:
@@ -151,7 +147,7 @@ class ViewFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._con, self.count, self._block, self._format = _connect(path)
+        self._con, self.count, self._block = _connect(path)
         self._blocks: OrderedDict[int, list[View]] = OrderedDict()
 
     def _query(self, sql: str, args: Sequence[object] = ()) -> list[tuple[object, ...]]:
@@ -166,7 +162,7 @@ class ViewFile:
             chunk = missing[start:start + 500]
             rows = self._query(f"SELECT b, data FROM blocks WHERE b IN ({','.join('?' * len(chunk))})", chunk)
             for b, blob in rows:
-                self._blocks[int(b)] = _decode(self.path, blob, self._format)  # type: ignore[arg-type, call-overload]
+                self._blocks[int(b)] = _decode(self.path, blob)  # type: ignore[arg-type, call-overload]
         for b in wanted:
             if b not in self._blocks:
                 raise StoreCorrupt(f"cannot read retrieval views {self.path}: block {b} is missing")
