@@ -137,7 +137,7 @@ def test_a_word_in_every_path_says_nothing() -> None:
     ("config", "context", False),
 ])
 def test_words_in_two_forms(a: str, b: str, same: bool) -> None:
-    assert rank_module._same_word(a, b) is same
+    assert rank_module.same_word(a, b) is same
 
 
 def test_a_file_found_several_times_lifts_its_best_object() -> None:

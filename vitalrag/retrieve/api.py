@@ -20,12 +20,12 @@ from pathlib import Path
 from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.store import GraphStore, is_server_uri, known_repositories, open_store
 from vitalrag.graph.version import Version, has_retrieval, load_consistent
-from vitalrag.model import ScoredView
+from vitalrag.model import ScoredView, View
 from vitalrag.retrieve.dense import Embedder, make_embedder
 from vitalrag.retrieve.index import RetrievalIndex, SnapshotViews, ViewIndex
-from vitalrag.kernel.text import identifiers
+from vitalrag.kernel.text import identifier_parts, identifiers
 from vitalrag.retrieve.query import Query, Scope
-from vitalrag.retrieve.rank import PathWords, Ranked, rank
+from vitalrag.retrieve.rank import PathWords, Ranked, files_named, rank, same_word, shape
 from vitalrag.retrieve.retrievers import (
     NO_EMBEDDINGS,
     POOL,
@@ -183,8 +183,28 @@ class Retriever:
         known = {h.view.object_id for h in fused if h.view.kind != "call_site"}
         wanted = [oid for ids in asked.values() for oid in ids if oid not in known]
         extra = self.index.bodies(wanted) if wanted else {}
-        return rank(query.text, fused, names_of=asked, extra=extra, paths=self._path_words(scope),
+        paths = self._path_words(scope)
+        located = self._located(files_named(query.text, fused, names_of=asked, paths=paths), scope, query.text)
+        return rank(query.text, fused, names_of=asked, extra=extra, paths=paths, located=located,
                     spread=spread, priors=priors)
+
+    def _located(self, files: Sequence[str], scope: Scope, text: str) -> list[View]:
+        """A view of each of ``files``: the body of its definition whose name shares
+        most words with ``text`` (the first such, by line)."""
+        if not files:
+            return []
+        words = shape(text).words
+        repos = sorted(scope.allowed) if scope.allowed is not None else [None]
+        out: list[View] = []
+        for path in files:
+            objs = [o for r in repos for o in self.store.find_objects(repo=r, path=path) if o.kind != "file"]
+            objs.sort(key=lambda o: (-sum(any(same_word(w, p) for p in identifier_parts(o.name))
+                                          for w in words), o.start_line, o.id))
+            bodies = self.index.bodies([o.id for o in objs[:20]])
+            view = next((bodies[o.id] for o in objs[:20] if o.id in bodies), None)
+            if view is not None:
+                out.append(view)
+        return out
 
     def _path_words(self, scope: Scope) -> PathWords:
         key = scope.allowed

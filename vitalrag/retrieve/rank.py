@@ -23,7 +23,10 @@ about identifiers. This stage reads the question's shape, then ranks *objects*:
    name the object's file or folder (prefix-tolerant: "sessions" is "session",
    "templating" is "template"), each word weighted by how few files of the
    repository it names (a word in every path, such as the package's own name,
-   says nothing), lifts the object by up to the top score; a file holding
+   says nothing), lifts the object by up to twice the top score (a file named
+   well enough that no retriever found joins the candidates with its object the
+   words name best: "unit tests for printing numbers" and
+   ``tests/print_number.c``); a file holding
    several strong objects (at least half the top score) lifts its best one
    (coherence).
 6. **Priors.** Tests (unless the question is about tests), re-export files
@@ -63,6 +66,12 @@ NAMED_LIFT = 3.0
 #: the path words lift an object by up to this many top scores (bench/nl_quality.py's
 #: dev questions: NDCG@10 0.893 at 1.0, 0.903 at 2.0, 0.899 at 3.0)
 PATH_LIFT = 2.0
+#: a file whose name or folder the question's words name by at least this share
+#: (``PathWords.match``) is looked at even when no retriever found it: its object
+#: the words name best joins the candidates, for the path words to lift (at most
+#: ``PATH_FIND_MOST`` such files, the best named first)
+PATH_FIND = 0.3
+PATH_FIND_MOST = 3
 #: a file's best object is lifted by up to this share of the top score
 COHERENCE_LIFT = 0.2
 #: the objects that count for their file's coherence: at least this share of the top score
@@ -177,7 +186,7 @@ def _path_parts(path: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _same_word(a: str, b: str) -> bool:
+def same_word(a: str, b: str) -> bool:
     """One word in two forms: equal, one a prefix of the other (of four letters or
     more, or ending two letters short: "app"/"apps" but not "cli"/"client"), or
     sharing a prefix of at least four letters and three quarters of the shorter
@@ -221,7 +230,7 @@ class PathWords:
         w = self._weight.get(word)
         if w is None:
             n = len(self.paths)
-            hits = sum(1 for p in self.paths if any(_same_word(word, part) for part in self.parts(p)))
+            hits = sum(1 for p in self.paths if any(same_word(word, part) for part in self.parts(p)))
             w = self._weight[word] = 0.0 if n == 0 or hits == 0 else max(0.0, 1.0 - hits / n)
         return w
 
@@ -230,8 +239,32 @@ class PathWords:
         if not words:
             return 0.0
         parts = self.parts(path)
-        got = sum(self.weight(w) for w in words if any(_same_word(w, p) for p in parts))
+        got = sum(self.weight(w) for w in words if any(same_word(w, p) for p in parts))
         return got / len(words)
+
+    def named(self, words: Sequence[str], least: float, most: int, skip: Container[str] = ()) -> list[str]:
+        """The ``most`` paths (not in ``skip``) that ``words`` name best, each by at
+        least ``least``."""
+        scored = [(m, p) for p in self.paths if p not in skip and (m := self.match(words, p)) >= least]
+        return [p for _, p in sorted(scored, key=lambda mp: (-mp[0], mp[1]))[:most]]
+
+
+def path_words(shape_: Shape) -> list[str]:
+    """The question's words that may name a file: its content words but the parts
+    of the names it writes (those name definitions)."""
+    named = {p for n in shape_.names for p in identifier_parts(_tail(n)[0])}
+    return [w for w in shape_.words if w not in named]
+
+
+def files_named(text: str, hits: Sequence[ScoredView], *, names_of: Mapping[str, Sequence[str]],
+                paths: PathWords) -> list[str]:
+    """The files the question's words name (``PATH_FIND``) that no view in ``hits``
+    is from: a prose question about "printing numbers" and a test file
+    ``print_number.c`` whose functions share no word with it."""
+    sh = shape(text, names_of)
+    if sh.kind == "identifier" or not sh.words:
+        return []
+    return paths.named(path_words(sh), PATH_FIND, PATH_FIND_MOST, skip={h.view.path for h in hits})
 
 
 # -- the stage --------------------------------------------------------------------------------
@@ -279,7 +312,7 @@ class Ranked:
 
 def rank(text: str, hits: Sequence[ScoredView], *, names_of: Mapping[str, Sequence[str]],
          extra: Mapping[str, View] | None = None, paths: PathWords | None = None,
-         spread: bool = True, priors: bool = True) -> Ranked:
+         located: Sequence[View] = (), spread: bool = True, priors: bool = True) -> Ranked:
     """Rank the fused ``hits`` for the question ``text``.
 
     ``spread``: each further object of a file counts less (a ranked list a
@@ -292,7 +325,9 @@ def rank(text: str, hits: Sequence[ScoredView], *, names_of: Mapping[str, Sequen
 
     ``names_of``: the index's object ids by name, for the question's names;
     ``extra``: a view (the body) of each named object, for those the retrievers
-    missed; ``paths``: the repository's file paths (for the path words)."""
+    missed; ``paths``: the repository's file paths (for the path words);
+    ``located``: a view of each file ``files_named`` found (entering at score 0,
+    for the path words to lift)."""
     sh = shape(text, names_of)
     weights = WEIGHTS[sh.kind]
     fused = fuse(hits, weights)
@@ -315,6 +350,8 @@ def rank(text: str, hits: Sequence[ScoredView], *, names_of: Mapping[str, Sequen
             body = own.view if own is not None else (extra or {}).get(oid)
             if body is not None:
                 best[oid] = ScoredView(body, best[oid].score, best[oid].retrievers)
+    for view in located:
+        best.setdefault(view.object_id, ScoredView(view, 0.0, ()))
     if not best:
         return Ranked([], [], sh)
     top = max(s.score for s in best.values()) or 1.0 / RRF_K
@@ -334,7 +371,7 @@ def rank(text: str, hits: Sequence[ScoredView], *, names_of: Mapping[str, Sequen
         score[oid] += COHERENCE_LIFT * top * per_file[path] / most
 
     if sh.kind != "identifier" and paths is not None and sh.words:
-        words = [w for w in sh.words if w not in {p for n in sh.names for p in identifier_parts(_tail(n)[0])}]
+        words = path_words(sh)
         for oid, sv in best.items():
             m = paths.match(words, sv.view.path)
             if m > 0:
