@@ -129,3 +129,32 @@ def test_a_bare_call_never_resolves_to_an_instance_method(tmp_path):
     assert calls == {("src/Main.hs:main", "src/Types.hs:Render.render"),
                      ("src/Types.hs:instance Render (Box a).render", "src/Types.hs:errorP"),
                      ("src/Types.hs:instance Show (Box a).show", "src/Types.hs:instance Show (Box a).show.helper")}
+
+
+def test_catch2_and_doctest_test_cases_are_test_objects_with_their_calls():
+    """spdlog's tests: ``TEST_CASE("name", "[tags]") { ... }`` reads to tree-sitter as
+    a call statement missing its ``;`` and a block after it."""
+    src = (
+        '#include "includes.h"\n'
+        'TEST_CASE("flush on level", "[flush]") {\n'
+        '    auto l = make();\n'
+        '    SECTION("twice") {\n        l->flush();\n        check(l);\n    }\n'
+        '}\n'
+        'namespace {\n'
+        'TEST_CASE_METHOD(Fixture, R"(raw "name")") {\n    check(0);\n}\n'
+        '}\n'
+        'SCENARIO("rotating files") {\n    GIVEN("a sink") {\n        rotate();\n    }\n}\n'
+        'static void check(int) {}\n'
+    )
+    facts = _facts("tests/test_flush.cpp", src)
+    tests = {o.name: (o.start_line, o.end_line) for o in facts.objects if o.kind == "test"}
+    assert tests == {"flush on level": (2, 8), 'raw "name"': (10, 12), "rotating files": (14, 18)}
+    by_name = {o.name: o.id for o in facts.objects}
+    calls = {(r.source, r.name) for r in facts.refs if r.kind == "call"}
+    assert (by_name["flush on level"], "check") in calls and (by_name["flush on level"], "make") in calls
+    assert (by_name['raw "name"'], "check") in calls and (by_name["rotating files"], "rotate") in calls
+    # the macro idiom is no syntax error; a real one still is
+    assert facts.problems == []
+    assert _facts("tests/t.cpp", src + "int broken( {\n").problems
+    # in C (no macro blocks of this kind) nothing changes
+    assert not [o for o in _facts("tests/t.c", src).objects if o.kind == "test" and " " in o.name]

@@ -53,13 +53,14 @@ from functools import cache
 
 from tree_sitter import Node, Query, QueryCursor
 
-from vitalrag.ingest.facts import Fact, FileFacts, RawRef, RefDetail, Resolution
+from vitalrag.ingest.facts import Fact, FileFacts, IdSuffixes, RawRef, RefDetail, Resolution
 from vitalrag.ingest.lang import grammar
 from vitalrag.ingest.lang.tags.doc_comments import c_style_docstring
 from vitalrag.ingest.lang.tags.extraction import Candidate, Support, leading_comments
 from vitalrag.ingest.lang.tags.index import ObjectIndex, call_target, leave_open, link
-from vitalrag.ingest.lang.treesitter import start_line, text
-from vitalrag.model import TYPE_KINDS, CodeObject
+from vitalrag.ingest.lang.treesitter import end_line, start_line, text
+from vitalrag.kernel.text import content_hash
+from vitalrag.model import TYPE_KINDS, CodeObject, object_id
 
 _WS = re.compile(r"\s+")
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
@@ -69,6 +70,10 @@ _CPP_MARKERS = re.compile(
     rb"^\s*(?:namespace\b[^;\n]*\{|template\s*<|(?:class|struct)\s+\w+[^;()]*\{|(?:public|private|protected)\s*:)"
     rb"|\bstd::|\bnullptr\b|\bconstexpr\b|^\s*using\s+namespace\b", re.M)
 _GTEST = frozenset({"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P", "FRIEND_TEST"})
+#: Catch2's and doctest's test macros: ``TEST_CASE("name", "[tags]") { ... }``
+_CATCH = frozenset({"TEST_CASE", "TEST_CASE_METHOD", "SCENARIO", "TEMPLATE_TEST_CASE", "TEMPLATE_TEST_CASE_SIG",
+                    "TEMPLATE_PRODUCT_TEST_CASE", "TEMPLATE_LIST_TEST_CASE", "TEST_CASE_PERSISTENT_FIXTURE",
+                    "TEST_CASE_FIXTURE", "TEST_CASE_TEMPLATE"})
 #: the test runners whose first argument is a test function
 _RUNNERS = frozenset({"RUN_TEST", "cmocka_unit_test", "cmocka_unit_test_setup_teardown", "tcase_add_test"})
 _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "unit_tests", "gtest", "t"})
@@ -330,7 +335,80 @@ def _annotate(root: Node, facts: FileFacts[CFacts], support: Support[CFacts], cp
     # the first namespace declared, innermost of its nesting (``shop.detail``)
     facts.namespace = next((n for n in namespaces if not any(m.startswith(n + ".") for m in namespaces)), "")
     _mark_runner_tests(root, facts)
+    if cpp:
+        _catch_tests(root, facts)
+        if facts.problems and _only_macro_blocks(root):
+            facts.problems = [p for p in facts.problems if not p.startswith("syntax errors")]
     return CFacts(prototypes)
+
+
+def _only_macro_blocks(root: Node) -> bool:
+    """Are all the tree's errors a macro call's missing ``;`` before a block
+    (``TEST_CASE("x") {``, ``SECTION("y") {``): an idiom, not a syntax error?"""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.is_missing and n.type == ";" and n.parent is not None and n.parent.type == "expression_statement":
+            after = n.parent.next_named_sibling
+            if after is not None and after.type == "compound_statement":
+                continue
+        if n.is_error or n.is_missing:
+            return False
+        if n.has_error:
+            stack.extend(n.children)
+    return True
+
+
+def _catch_tests(root: Node, facts: FileFacts[CFacts]) -> None:
+    """Catch2's and doctest's ``TEST_CASE("name") { ... }`` (and ``SCENARIO``,
+    ``TEST_CASE_METHOD(Fixture, "name")``...): the grammar reads a call statement
+    and a block after it; together they are a ``test`` object named by the
+    macro's first string, and the calls in the block are the test's."""
+    spans: list[tuple[int, int, str]] = []
+    stack = [root]
+    while stack:
+        children = stack.pop().named_children
+        stack.extend(body for c in children if c.type == "namespace_definition"
+                     and (body := c.child_by_field_name("body")) is not None)
+        for node, block in zip(children, children[1:]):
+            call = node.named_children[0] if node.type == "expression_statement" and node.named_children else None
+            if call is None or call.type != "call_expression" or block.type != "compound_statement":
+                continue
+            function, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+            if function is None or text(function) not in _CATCH or args is None:
+                continue
+            name = next((_string_value(a) for a in args.named_children
+                         if a.type in ("string_literal", "raw_string_literal")), None)
+            if name:
+                spans.append((start_line(node), end_line(block), name))
+    if not spans:
+        return
+    lines = facts.text.split("\n")
+    fid = facts.file.id
+    suffixes = IdSuffixes()
+    taken = {o.id for o in facts.objects}
+    for first, last, written in sorted(spans):
+        oid, qualname = suffixes(object_id(facts.file.repo, facts.path, written), written)
+        if oid in taken:
+            continue
+        facts.objects.append(CodeObject(
+            id=oid, kind="test", name=written, qualname=qualname, repo=facts.file.repo, path=facts.path,
+            language=facts.language, start_line=first, end_line=last, signature=lines[first - 1].strip(),
+            content_hash=content_hash("\n".join(lines[first - 1:last]))))
+        facts.parents[oid] = fid
+        for ref in facts.refs:
+            if ref.source == fid and first <= ref.line <= last and ref.kind == "call":
+                ref.source = oid
+
+
+def _string_value(node: Node) -> str:
+    """The text of a string literal, quotes and a raw string's delimiters off, on one line."""
+    raw = text(node)
+    if node.type == "raw_string_literal":
+        raw = re.sub(r'^[A-Za-z0-9]*R"[^(]*\(|\)[^)]*"$', "", raw)
+    else:
+        raw = re.sub(r'^[A-Za-z0-9]*"|"$', "", raw)
+    return " ".join(raw.split())
 
 
 def _mark_runner_tests(root: Node, facts: FileFacts[CFacts]) -> None:
