@@ -306,6 +306,6 @@ def make_request(query: str, views: Sequence[ScoredView], params: AllocationPara
 
 __all__ = [
     "PAPER_B_OBJ", "RENDERINGS", "Allocation", "AllocationParams", "AllocationRequest", "Fate", "Item",
-    "PaperPolicy", "Policy", "RankedView", "finish", "finish_rendered", "make_request", "rank_views", "render_verbatim_views",
-    "render_with_authority", "render_without_authority", "token_authority", "view_text",
+    "PaperPolicy", "Policy", "RankedView", "finish", "finish_rendered", "make_request", "rank_views",
+    "render_verbatim_views", "render_with_authority", "render_without_authority", "token_authority", "view_text",
 ]

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, cast
 
@@ -59,10 +59,10 @@ from vitalrag.allocate.base import (
     token_authority,
     view_text,
 )
-from vitalrag.allocate.provenance import ObjectKey, identifier_tokens, object_identifier
+from vitalrag.allocate.provenance import ObjectKey, identifier_tokens
 from vitalrag.allocate.render import Rendering
 from vitalrag.allocate.source import ObjectText
-from vitalrag.allocate.vital import ObjectGroup, SameFile, quotient
+from vitalrag.allocate.vital import NO_COMPANION, ObjectGroup, SameFile, companion, quotient
 from vitalrag.kernel.paths import is_test_path
 from vitalrag.kernel.printable import escape_controls
 from vitalrag.model import Role, SlotRecord, split_lines
@@ -189,8 +189,33 @@ class FillPolicy:
         return dataclasses.replace(self, tests=cast(TestsMode, tests), line_numbers=line_numbers)
 
     def allocate(self, request: AllocationRequest) -> Allocation:
+        """The steps of the module docstring, in order."""
         p = request.params
         groups = quotient(request.ranked)
+        run = _Run(self, request, self._candidates(request, groups))
+        k = self.guaranteed(p.k, p.budget, p.b_min)
+        rest = run.core(max(k - 1, 0))
+        if k >= 1:
+            run.companion(rest)
+        reserve, small = run.render_portfolio()
+        run.outline(run.fill(rest, reserve), small)
+        return run.finish(groups, k)
+
+    @staticmethod
+    def guaranteed(k: int, budget: int, b_min: int) -> int:
+        """How many of the K slots get Eq. 4's shares: K, or fewer (at least one) when
+        their mean share would be under two floors (K=4 at B=1,024; K=5 from 1,280
+        with b_min=128). The quick set of ``bench/context_quality.py`` at B=1,024:
+        K=5 kept 30.2% of the golds whole (entry 68.2%, file 94.9%), K=4 36.0%
+        (71.8%, 93.6%)."""
+        if b_min <= 0:
+            return k
+        return min(k, max(1, budget // (2 * b_min)))
+
+    def _candidates(self, request: AllocationRequest, groups: Sequence[ObjectGroup]
+                    ) -> tuple[list[_Candidate], dict[ObjectKey, str]]:
+        """Steps 1 and 2: an object per group, scored by its strongest view that is
+        not a test of it, ranked for the question; and why each object left out is."""
         keys = [g.key for g in groups]
         views = {g.key: [rv.view for rv in g.views] for g in groups}
         texts = request.source.objects(keys, views)
@@ -211,190 +236,194 @@ class FillPolicy:
             cands.append(_Candidate(ObjectGroup(g.key, (rep, *[v for v in g.views if v is not rep])),
                                     text, score, tier))
         cands.sort(key=lambda c: (c.tier, -c.score, c.key))
-        n = len(cands)
-        rank_of = {c.key: i for i, c in enumerate(cands, 1)}
-        self_outer: dict[ObjectKey, list[ObjectText]] = {}
-        if self.outer_lines:
-            by_file: dict[str, list[_Candidate]] = {}
-            for c in cands:
-                by_file.setdefault(c.text.file, []).append(c)
-            for c in cands:
-                # a file (or module) has no definition line: its first line would be noise
-                outer = [o.text for o in by_file[c.text.file]
-                         if o.text.kind not in _NO_DEFINITION_LINE and _contains(o.text, c.text)]
-                if outer:
-                    self_outer[c.key] = sorted(outer, key=lambda t: t.start_line)
-        slots: list[_Slot] = []
+        return cands, fates
 
-        def place(c: _Candidate) -> bool:
-            """Merge ``c`` into a chosen container, or leave it out beside a chosen
-            member; True when it still needs a slot of its own."""
-            for s in slots:
-                if _contains(s.cand.text, c.text):
-                    s.focus.append((c.text.start_line, c.text.end_line))
-                    s.merged.append(c.key)
-                    fates[c.key] = f"inside {s.cand.key}, which holds a slot: shown there"
-                    return False
-                if _contains(c.text, s.cand.text):
-                    fates[c.key] = f"contains {s.cand.key}, which holds a slot"
-                    return False
-            return True
 
-        # core: the first K-1 objects (after containment)
-        k = self.guaranteed(p.k, p.budget, p.b_min)
-        k_core = max(k - 1, 0)
+class _Run:
+    """One ``vital-fill`` allocation under way: the ranked candidates, the slots
+    taken so far and their renderings, and why each other object has none."""
+
+    def __init__(self, policy: FillPolicy, request: AllocationRequest,
+                 ranked: tuple[list[_Candidate], dict[ObjectKey, str]]) -> None:
+        self.policy, self.request = policy, request
+        self.cands, self.fates = ranked
+        self.n = len(self.cands)
+        self.rank_of = {c.key: i for i, c in enumerate(self.cands, 1)}
+        self.containers = _containers(self.cands) if policy.outer_lines else {}
+        self._outer: dict[ObjectKey, tuple[str, list[int], int]] = {}
+        self.slots: list[_Slot] = []
+        self.renders: list[Rendering] = []
+        self.used = 0
+
+    def place(self, c: _Candidate) -> bool:
+        """Step 3: merge ``c`` into a chosen container, or leave it out beside a
+        chosen member; True when it still needs a slot of its own."""
+        for s in self.slots:
+            if _contains(s.cand.text, c.text):
+                s.focus.append((c.text.start_line, c.text.end_line))
+                s.merged.append(c.key)
+                self.fates[c.key] = f"inside {s.cand.key}, which holds a slot: shown there"
+                return False
+            if _contains(c.text, s.cand.text):
+                self.fates[c.key] = f"contains {s.cand.key}, which holds a slot"
+                return False
+        return True
+
+    def core(self, k_core: int) -> list[_Candidate]:
+        """Step 4: the first ``k_core`` objects (after containment); returns the rest."""
         rest: list[_Candidate] = []
-        for c in cands:
-            if len(slots) < k_core:
-                if place(c):
-                    slots.append(_Slot(c, "core", f"core: object ranked {rank_of[c.key]} of {n}"
-                                       + (" (named by the query)" if c.tier == 0 else "")))
+        for c in self.cands:
+            if len(self.slots) < k_core:
+                if self.place(c):
+                    self.slots.append(_Slot(c, "core", f"core: object ranked {self.rank_of[c.key]} of {self.n}"
+                                            + (" (named by the query)" if c.tier == 0 else "")))
             else:
                 rest.append(c)
-        # companion (Eq. 3), else the best remaining object
-        if k >= 1:
-            peers = request.same_file([s.cand.key for s in slots]) if slots else {}
-            same = SameFile([s.cand.group for s in slots], peers)
-            pick: _Slot | None = None
+        return rest
+
+    def companion(self, rest: list[_Candidate]) -> None:
+        """Step 4: the paper's companion (``vital.companion``) among the objects of
+        ``rest`` still to be placed, else the best of them; taken out of ``rest``."""
+        core = [s.cand for s in self.slots]
+        peers = self.request.same_file([c.key for c in core]) if core else {}
+        of_key = {c.key: c for c in rest}
+
+        def placeable() -> Iterator[ObjectGroup]:
             for c in list(rest):
-                if not place(c):
+                if self.place(c):
+                    yield c.group
+                else:
                     rest.remove(c)
-                    continue
-                host = same.host(c.group)
-                if host is None:
-                    continue
-                shared = request.query_tokens & (identifier_tokens(c.group.rep.view.text)
-                                                 | identifier_tokens(object_identifier(c.group.rep.view)))
-                if shared:
-                    pick = _Slot(c, "companion", f"companion: in the file of core object {host.key}, "
-                                 f"shares {', '.join(sorted(shared))} with the query")
-                    break
-            if pick is None and rest:
-                pick = _Slot(rest[0], "fill", "fill: no remaining object qualifies as a companion; "
-                             "best remaining object")
-            if pick is not None:
-                rest.remove(pick.cand)
-                slots.append(pick)
-        # Eq. 4 over the portfolio, each rendered; an unused share returns to the budget
-        renders: list[Rendering] = []
-        calls = [_call_site(s.cand) for s in slots]
-        fulls = [full_agent_rendering(s.cand.text, request.counter, call=call, line_numbers=self.line_numbers)
-                 for s, call in zip(slots, calls)]
-        outer_memo: dict[ObjectKey, tuple[str, list[int], int]] = {}
 
-        def outer_of(c: _Candidate) -> tuple[str, list[int], int]:
-            if c.key not in outer_memo:
-                outer_memo[c.key] = self._outer(c.text, self_outer.get(c.key, ()), request.counter)
-            return outer_memo[c.key]
+        pick = companion(placeable(), SameFile([c.group for c in core], peers), self.request.query_tokens,
+                         gate=True)
+        if pick is not None:
+            slot = _Slot(of_key[pick.group.key], pick.role, pick.reason)
+        elif rest:
+            slot = _Slot(rest[0], "fill", NO_COMPANION)
+        else:
+            return
+        rest.remove(slot.cand)
+        self.slots.append(slot)
 
-        extras = [outer_of(s.cand)[2] for s in slots]
-        reserve = int(p.budget * self.outline)  # kept from filling (the core takes its Eq. 4 shares of B)
+    def render_portfolio(self) -> tuple[int, bool]:
+        """Eq. 4 over the slots taken, each rendered (a share it does not use returns
+        to the budget). Returns the tokens kept from filling for the outline, and
+        whether B is small (the core then leaves the outline its floor)."""
+        policy, p = self.policy, self.request.params
+        calls = [_call_site(s.cand) for s in self.slots]
+        fulls = [self.full(s.cand, call) for s, call in zip(self.slots, calls)]
+        extras = [self.outer(s.cand)[2] for s in self.slots]
+        reserve = int(p.budget * policy.outline)  # kept from filling (the core takes its Eq. 4 shares of B)
         core_budget = p.budget
-        small = bool(self.outline) and self.outline_floor > reserve
-        if small:  # the core leaves the outline its floor
-            reserve = int(min(self.outline_floor, p.budget * OUTLINE_MOST))
+        small = bool(policy.outline) and policy.outline_floor > reserve
+        if small:
+            reserve = int(min(policy.outline_floor, p.budget * OUTLINE_MOST))
             core_budget = p.budget - reserve
         shares = token_authority([f.tokens + e for f, e in zip(fulls, extras)], core_budget, p.b_obj, p.b_min)
-        for s, call, b, full in zip(slots, calls, shares, fulls):
-            renders.append(self._render(s, b, call, request, full, outer_of(s.cand)))
-        used = sum(r.tokens for r in renders)
-        # filling: further objects in rank order while the budget lasts
+        for s, call, b, full in zip(self.slots, calls, shares, fulls):
+            self.renders.append(self.render(s, b, call, full))
+        self.used = sum(r.tokens for r in self.renders)
+        return reserve, small
+
+    def fill(self, rest: Sequence[_Candidate], reserve: int) -> list[_Candidate]:
+        """Step 5: further objects in rank order while the budget lasts; returns the
+        objects left to the outline."""
+        p, n = self.request.params, self.n
         stop = ""
         tail: list[_Candidate] = []
         for c in rest:
-            if stop and self.outline:
+            if stop and self.policy.outline:
                 tail.append(c)
                 continue
             if stop:
-                fates.setdefault(c.key, stop)
+                self.fates.setdefault(c.key, stop)
                 continue
-            if not place(c):
+            if not self.place(c):
                 continue
-            s = _Slot(c, "fill", f"fill: object ranked {rank_of[c.key]} of {n}, admitted while budget "
+            s = _Slot(c, "fill", f"fill: object ranked {self.rank_of[c.key]} of {n}, admitted while budget "
                       "remained")
             call = _call_site(c)
-            full = full_agent_rendering(c.text, request.counter, call=call, line_numbers=self.line_numbers)
-            left = p.budget - reserve - used
-            extra = outer_of(c)[2]
-            share = min(full.tokens + extra, p.b_obj, left)
+            full = self.full(c, call)
+            left = p.budget - reserve - self.used
+            share = min(full.tokens + self.outer(c)[2], p.b_obj, left)
             if share < min(full.tokens, p.b_min):
-                if self.outline:
+                if self.policy.outline:
                     stop = "outline"
                     tail.append(c)
                     continue
-                stop = (f"object ranked {rank_of[c.key]} of {n}: the budget left ({left} tokens) is under "
+                stop = (f"object ranked {self.rank_of[c.key]} of {n}: the budget left ({left} tokens) is under "
                         f"its floor min(d={full.tokens}, b_min={p.b_min})")
-                fates[c.key] = stop
+                self.fates[c.key] = stop
                 continue
-            r = self._render(s, share, call, request, full, outer_of(c))
+            r = self.render(s, share, call, full)
             if r.tokens == 0:
-                fates[c.key] = f"object ranked {rank_of[c.key]} of {n}: not even its descriptor fits"
+                self.fates[c.key] = f"object ranked {self.rank_of[c.key]} of {n}: not even its descriptor fits"
                 continue
-            slots.append(s)
-            renders.append(r)
-            used += r.tokens
-        # the outline: one definition line each for the next objects, while budget lasts
-        # (at a small B, those of files not shown yet first)
+            self.slots.append(s)
+            self.renders.append(r)
+            self.used += r.tokens
+        return tail
+
+    def outline(self, tail: list[_Candidate], small: bool) -> None:
+        """Step 6: one definition line each for the next objects while the budget
+        lasts (at a small B, those of files not shown yet first)."""
+        p, n = self.request.params, self.n
         if small:
-            shown = {s.cand.text.file for s in slots}
+            shown = {s.cand.text.file for s in self.slots}
             tail.sort(key=lambda c: c.text.file in shown)
         for c in tail:
-            if not place(c):
+            if not self.place(c):
                 continue
-            line_r = outline_rendering(c.text, request.counter, self.line_numbers)
+            line_r = outline_rendering(c.text, self.request.counter, self.policy.line_numbers)
             if line_r is None:
-                fates[c.key] = f"object ranked {rank_of[c.key]} of {n}: nothing to outline"
+                self.fates[c.key] = f"object ranked {self.rank_of[c.key]} of {n}: nothing to outline"
                 continue
-            if used + line_r.tokens > p.budget or line_r.tokens > p.b_obj:
-                fates[c.key] = (f"object ranked {rank_of[c.key]} of {n}: its definition line "
-                                f"({line_r.tokens} tokens) did not fit the {p.budget - used} left")
+            if self.used + line_r.tokens > p.budget or line_r.tokens > p.b_obj:
+                self.fates[c.key] = (f"object ranked {self.rank_of[c.key]} of {n}: its definition line "
+                                     f"({line_r.tokens} tokens) did not fit the {p.budget - self.used} left")
                 break
-            slots.append(_Slot(c, "outline", f"outline: object ranked {rank_of[c.key]} of {n}, "
-                               "its definition line only"))
-            renders.append(line_r)
-            used += line_r.tokens
-        return self._finish(request, slots, renders, groups, fates, k)
+            self.slots.append(_Slot(c, "outline", f"outline: object ranked {self.rank_of[c.key]} of {n}, "
+                                    "its definition line only"))
+            self.renders.append(line_r)
+            self.used += line_r.tokens
 
-    @staticmethod
-    def guaranteed(k: int, budget: int, b_min: int) -> int:
-        """How many of the K slots get Eq. 4's shares: K, or fewer (at least one) when
-        their mean share would be under two floors (K=4 at B=1,024; K=5 from 1,280
-        with b_min=128). The quick set of ``bench/context_quality.py`` at B=1,024:
-        K=5 kept 30.2% of the golds whole (entry 68.2%, file 94.9%), K=4 36.0%
-        (71.8%, 93.6%)."""
-        if b_min <= 0:
-            return k
-        return min(k, max(1, budget // (2 * b_min)))
+    def full(self, c: _Candidate, call: CallSite | None) -> Rendering:
+        return full_agent_rendering(c.text, self.request.counter, call=call, line_numbers=self.policy.line_numbers)
 
-    def _outer(self, obj: ObjectText, outer: Sequence[ObjectText], counter: TokenCounter
-               ) -> tuple[str, list[int], int]:
-        """The definition lines of the retrieved objects containing ``obj``, each
+    def outer(self, c: _Candidate) -> tuple[str, list[int], int]:
+        """The definition lines of the retrieved objects containing ``c``, each
         followed by a gap: (text, their line numbers, tokens)."""
+        if c.key in self._outer:
+            return self._outer[c.key]
         prefix = ""
         lines: list[int] = []
-        width = len(str(obj.end_line))
-        for o in outer:
+        width = len(str(c.text.end_line))
+        for o in self.containers.get(c.key, ()):
             line = definition_line(o)
-            if line is None or not o.verbatim or line >= obj.start_line or line in lines:
+            if line is None or not o.verbatim or line >= c.text.start_line or line in lines:
                 continue  # only a line above the member's own
             code = o.lines[line - o.start_line].rstrip()
-            prefix += (f"{line:>{width}} {code}\n" if self.line_numbers else code + "\n") + GAP
+            prefix += (f"{line:>{width}} {code}\n" if self.policy.line_numbers else code + "\n") + GAP
             lines.append(line)
-        if not prefix:
-            return prefix, lines, 0
-        # the descriptor names these lines too (``_render``); two tokens of slack: joined
-        # to the member's text, the prefix may tokenize a little longer
-        named = ",".join(map(str, lines)) + ","
-        return prefix, lines, counter.count(prefix) + counter.count(named) + 2
+        tokens = 0
+        if prefix:
+            # the descriptor names these lines too (``render``); two tokens of slack: joined
+            # to the member's text, the prefix may tokenize a little longer
+            counter = self.request.counter
+            tokens = counter.count(prefix) + counter.count(",".join(map(str, lines)) + ",") + 2
+        self._outer[c.key] = prefix, lines, tokens
+        return self._outer[c.key]
 
-    def _render(self, s: _Slot, budget: int, call: CallSite | None, request: AllocationRequest,
-                full: Rendering, outer: tuple[str, list[int], int] = ("", [], 0)) -> Rendering:
-        prefix, lines, extra = outer
+    def render(self, s: _Slot, budget: int, call: CallSite | None, full: Rendering) -> Rendering:
+        """Step 7: ``s`` within ``budget``, after the definition lines of its containers."""
+        request, numbers = self.request, self.policy.line_numbers
+        prefix, lines, extra = self.outer(s.cand)
         if not prefix or extra >= budget // 2:
             return render_for_agent(s.cand.text, request.query_tokens, budget, request.counter,
-                                    focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
+                                    focus=s.focus, call=call, line_numbers=numbers, full=full)
         r = render_for_agent(s.cand.text, request.query_tokens, budget - extra, request.counter,
-                             focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
+                             focus=s.focus, call=call, line_numbers=numbers, full=full)
         if not r.text:
             return r
         head, _, body = r.text.partition("\n")
@@ -405,15 +434,17 @@ class FillPolicy:
         n = request.counter.count(text)
         if n > budget:  # the joined text tokenizes longer than its parts: the member alone
             return render_for_agent(s.cand.text, request.query_tokens, budget, request.counter,
-                                    focus=s.focus, call=call, line_numbers=self.line_numbers, full=full)
+                                    focus=s.focus, call=call, line_numbers=numbers, full=full)
         # d: exact when the member is shown whole, else the estimate its share was given
         full_tokens = n if not r.clipped else max(n, r.full_tokens + extra)
         return Rendering(text, n, full_tokens, tuple(sorted({*((x, x) for x in lines), *r.spans})))
 
-    def _finish(self, request: AllocationRequest, slots: Sequence[_Slot], renders: Sequence[Rendering],
-                groups: Sequence[ObjectGroup], fates: Mapping[ObjectKey, str], k: int) -> Allocation:
+    def finish(self, groups: Sequence[ObjectGroup], k: int) -> Allocation:
+        """C(q) and its record: each slot settled at what its rendering used, and
+        every view's fate."""
+        slots, fates = self.slots, self.fates
         records = []
-        for i, (s, r) in enumerate(zip(slots, renders), start=1):
+        for i, (s, r) in enumerate(zip(slots, self.renders), start=1):
             rep = s.cand.group.rep
             reason = s.reason + (f"; shows {', '.join(s.merged)} inside it" if s.merged else "")
             # the share is settled at what the rendering used: the rest went back to the budget
@@ -446,10 +477,26 @@ class FillPolicy:
                     decisions[rv.rank] = Fate("merged", f"another view of {g.key} (rank "
                                               f"{rep_of[g.key].rank}) represents it; the object got no slot",
                                               merged_into=rep_of[g.key].view.id)
-        return finish_rendered(self.name, request, records, [r.text for r in renders], decisions,
-                               extra_params={"k_min": k, "tests": self.tests,
-                                             "line_numbers": self.line_numbers, "unit": "object",
+        policy = self.policy
+        return finish_rendered(policy.name, self.request, records, [r.text for r in self.renders], decisions,
+                               extra_params={"k_min": k, "tests": policy.tests,
+                                             "line_numbers": policy.line_numbers, "unit": "object",
                                              "rendering": "agent"})
+
+
+def _containers(cands: Sequence[_Candidate]) -> dict[ObjectKey, list[ObjectText]]:
+    """For each candidate, the candidates containing it, by first line (a file or
+    module has no definition line: its first line would be noise)."""
+    by_file: dict[str, list[_Candidate]] = {}
+    for c in cands:
+        by_file.setdefault(c.text.file, []).append(c)
+    out: dict[ObjectKey, list[ObjectText]] = {}
+    for c in cands:
+        outer = [o.text for o in by_file[c.text.file]
+                 if o.text.kind not in _NO_DEFINITION_LINE and _contains(o.text, c.text)]
+        if outer:
+            out[c.key] = sorted(outer, key=lambda t: t.start_line)
+    return out
 
 
 #: kinds of object that contain others but have no definition line to show above them

@@ -20,7 +20,7 @@ share this selection are configurations of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -101,6 +101,31 @@ class Selected:
     reason: str
 
 
+#: why the reserved slot went to the best remaining object
+NO_COMPANION = "fill: no remaining object qualifies as a companion; best remaining object"
+
+
+def companion(candidates: Iterable[ObjectGroup], same_file: SameFile, query_tokens: frozenset[str], *,
+              gate: bool, why: dict[ObjectKey, str] | None = None) -> Selected | None:
+    """The first of ``candidates`` in the file of a core object (Eq. 3) that,
+    when ``gate``, shares an identifier with the query; ``why`` collects why
+    each one passed over is not a companion."""
+    why = {} if why is None else why
+    for g in candidates:
+        host = same_file.host(g)
+        if host is None:
+            why[g.key] = "not in the file of a core object"
+            continue
+        if not gate:
+            return Selected(g, "companion", f"companion (ungated): in the file of core object {host.key}")
+        shared = query_tokens & _gate_tokens(g)
+        if shared:
+            return Selected(g, "companion", f"companion: in the file of core object {host.key}, "
+                            f"shares {', '.join(sorted(shared))} with the query")
+        why[g.key] = f"in the file of core object {host.key} but shares no identifier with the query"
+    return None
+
+
 def select_portfolio(groups: Sequence[ObjectGroup], k: int, companions: int, *, gate: bool,
                      peers: Callable[[Sequence[ObjectKey]], Mapping[ObjectKey, frozenset[ObjectKey]]],
                      query_tokens: frozenset[str]) -> tuple[list[Selected], dict[ObjectKey, str]]:
@@ -121,25 +146,9 @@ def select_portfolio(groups: Sequence[ObjectGroup], k: int, companions: int, *, 
     for _ in range(n_comp):
         if len(chosen) >= slots or not remaining:
             break
-        pick: Selected | None = None
-        for g in remaining:
-            host = same_file.host(g)
-            if host is None:
-                why[g.key] = "not in the file of a core object"
-                continue
-            if gate:
-                shared = query_tokens & _gate_tokens(g)
-                if not shared:
-                    why[g.key] = f"in the file of core object {host.key} but shares no identifier with the query"
-                    continue
-                pick = Selected(g, "companion", f"companion: in the file of core object {host.key}, "
-                                f"shares {', '.join(sorted(shared))} with the query")
-            else:
-                pick = Selected(g, "companion", f"companion (ungated): in the file of core object {host.key}")
-            break
+        pick = companion(remaining, same_file, query_tokens, gate=gate, why=why)
         if pick is None:
-            pick = Selected(remaining[0], "fill",
-                            "fill: no remaining object qualifies as a companion; best remaining object")
+            pick = Selected(remaining[0], "fill", NO_COMPANION)
         remaining.remove(pick.group)
         why.pop(pick.group.key, None)
         chosen.append(pick)
