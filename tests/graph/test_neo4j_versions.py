@@ -21,7 +21,7 @@ from tests_support import make_python_tree
 
 from test_store_suite import Graph, obj
 from vitalrag.cli import main
-from vitalrag.errors import InputError, StoreBusy
+from vitalrag.errors import InputError, SchemaMismatch, StoreBusy
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.graph.neo4j_versions import PAUSE_ENV
 from vitalrag.model import View
@@ -34,6 +34,13 @@ from vitalrag.graph.neo4j_views import Neo4jViews  # noqa: E402
 from vitalrag.retrieve.server_index import ServerIndex  # noqa: E402
 
 MODEL = "hashing-64"
+
+
+def _stats(vs: list[View]) -> tuple[dict[str, int], int]:
+    """The BM25 statistics a writer records with ``vs``: document frequencies, total length."""
+    from collections import Counter
+
+    return Counter(t for v in vs for t in set(v.text.split())), sum(len(v.text.split()) for v in vs)
 
 
 def _cli(*args: str) -> Any:
@@ -240,10 +247,11 @@ def test_a_search_while_a_version_is_written_finds_k_views_of_the_live_one(open_
         return vs, np.ones((n, 8), dtype=np.float32)
 
     live, live_vectors = make("old", 5)
-    views.write_repository(repo, live, str.split, live_vectors, "m")
+    views.write_repository(repo, live, str.split, live_vectors, "m", _stats(live))
     with writer.writing([repo]):
         staged, staged_vectors = make("new", 40)
-        views.write_repository(repo, live + staged, str.split, np.concatenate([live_vectors, staged_vectors]), "m")
+        views.write_repository(repo, live + staged, str.split, np.concatenate([live_vectors, staged_vectors]), "m",
+                               _stats(live + staged))
         index = ServerIndex.open(reader)
         assert index is not None
         hits = index.bm25("needle", 5, frozenset([repo]))
@@ -259,8 +267,6 @@ def test_a_rescored_search_reads_past_the_unswitched_views_it_leaves_out(open_ne
     (``fulltext_terms``): the hits it leaves out (an unswitched version's, here all of
     Lucene's first 20: shorter texts score higher) still count as fetched, so the
     search asks for more instead of taking the index for exhausted."""
-    from collections import Counter
-
     import numpy as np
 
     writer, reader = open_neo4j(), open_neo4j()
@@ -271,33 +277,34 @@ def test_a_rescored_search_reads_past_the_unswitched_views_it_leaves_out(open_ne
         return [View(f"{repo}|{tag}{i}", f"{repo}:a.py", "body", "a.py", 1, 1, f"needle {tag}{i}{pad}", f"{tag}{i}",
                      repo=repo) for i in range(n)]
 
-    def stats(vs: list[View]) -> tuple[Counter[str], int]:
-        return Counter(t for v in vs for t in set(v.text.split())), sum(len(v.text.split()) for v in vs)
-
     live = make("old", 5, " pad pad pad pad pad pad")
-    views.write_repository(repo, live, str.split, np.ones((5, 8), dtype=np.float32), "m", stats(live))
+    views.write_repository(repo, live, str.split, np.ones((5, 8), dtype=np.float32), "m", _stats(live))
     with writer.writing([repo]):
         every = live + make("new", 40, "")
-        views.write_repository(repo, every, str.split, np.ones((45, 8), dtype=np.float32), "m", stats(every))
+        views.write_repository(repo, every, str.split, np.ones((45, 8), dtype=np.float32), "m", _stats(every))
         index = ServerIndex.open(reader)
-        assert index is not None and index.statistics() is not None
+        assert index is not None
         found = Neo4jViews(reader).fulltext_terms(["needle"], 20, [repo])
         assert found.fetched == 20 and found.hits == []  # Lucene's first 20 are the unswitched version's
         hits = index.bm25("needle", 5, frozenset([repo]))
         assert sorted(v.id for v, _ in hits) == sorted(v.id for v in live)
 
 @pytest.mark.neo4j
-def test_layout_1_data_becomes_version_0(open_neo4j, repo):
+def test_a_database_of_another_layout_says_to_index_again(open_neo4j, repo):
+    """Before 1.0 a layout change means re-indexing: nothing migrates a database an
+    earlier VitalRAG wrote, opening it is one ``SchemaMismatch``."""
+    from vitalrag.graph import neo4j_queries as q
+
     store = open_neo4j()
-    _raw(store.location,
-         "CREATE (:CodeObject:File {id: $repo + ':a.py', kind: 'file', name: 'a.py', qualname: 'a.py', repo: $repo, "
-         "path: 'a.py'})-[:CALLS {lines: [1]}]->(:CodeObject:Function {id: $repo + ':a.py:f', kind: 'function', "
-         "name: 'f', qualname: 'f', repo: $repo, path: 'a.py'}) "
-         "CREATE (:Source {id: $repo + ':a.py', text: 'x'})", repo=repo)
-    store._migrate()
-    assert [o.id for o in store.find_objects(repo=repo)] == [f"{repo}:a.py", f"{repo}:a.py:f"]
-    assert [e.kind for e in store.find_edges(repo=repo)] == ["CALLS"]
-    assert store.source(f"{repo}:a.py") == "x" and store.pins()[repo] == 0
+    store.upsert_objects([obj(repo, "repository")])
+    schema = "MATCH (v:VitalRAGSchema {name: 'vitalrag'}) SET v.layout = $layout"
+    _raw(store.location, schema, layout=q.LAYOUT - 1)
+    try:
+        with pytest.raises(SchemaMismatch, match=rf"\(layout {q.LAYOUT - 1}\), this VitalRAG reads .*"
+                                                 rf"\(layout {q.LAYOUT}\); re-index into another database"):
+            Neo4jStore.from_uri(store.location)
+    finally:
+        _raw(store.location, schema, layout=q.LAYOUT)
 
 
 def test_grace_and_lease_come_from_the_environment():
@@ -324,7 +331,7 @@ def test_a_deleted_repository_is_collected_by_the_next_write_of_any_repository(o
         store.upsert_objects([obj(name, "repository"), obj(name, "file", "a.py")])
     Neo4jViews(store).write_repository(gone, [View(f"{gone}|v", f"{gone}:a.py", "body", "a.py", 1, 1, "needle",
                                                    "v", repo=gone)],
-                                       str.split, np.ones((1, 8), dtype=np.float32), "m")
+                                       str.split, np.ones((1, 8), dtype=np.float32), "m", ({"needle": 1}, 1))
     Neo4jViews(store).delete_repositories([gone])
     store.delete_repository(gone)
     store.delete_objects([gone])

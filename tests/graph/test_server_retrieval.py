@@ -194,10 +194,10 @@ def test_a_query_of_lucene_syntax_is_searched_as_words(indexed, neo4j_url, repo)
 
     store = Neo4jStore.from_uri(neo4j_url)
     try:
-        raw = Neo4jViews(store).fulltext(['make(engine)', 'AND', 'x:y~2', '"', '\\'], 10, [repo]).hits
+        raw = Neo4jViews(store).fulltext_terms(['make(engine)', 'AND', 'x:y~2', '"', '\\'], 10, [repo]).hits
     finally:
         store.close()
-    assert all(v.repo == repo for v, _ in raw)
+    assert all(r == repo for _, r, _ in raw)  # escaped: no Lucene syntax error
 
 
 @pytest.mark.neo4j
@@ -222,49 +222,6 @@ def test_the_service_serves_from_the_server_with_nothing_local(indexed, neo4j_ur
     assert served["context"] and {o["id"] for o in served["objects"]} == {o["id"] for o in expected["objects"]}
     assert status["dense"] and status["views"] >= len(RetrievalIndex.load(ref).views)
     assert list(empty.iterdir()) == []
-
-
-@pytest.mark.neo4j
-def test_views_written_before_they_had_a_scope_are_searched_then_given_one(neo4j_url, repo, tmp_path,
-                                                                           open_neo4j):
-    """A database whose views predate ``scope`` (one fulltext index over ``search``):
-    readers search it and filter afterwards, and the next writer gives every view its
-    scope and drops the old index; the hits are the same all along."""
-    from vitalrag.graph.neo4j_views import Neo4jViews
-    from vitalrag.retrieve.server_index import ServerIndex
-
-    store = open_neo4j()
-    other = f"{repo}b"
-    for name in (repo, other):
-        _run("index", str(FIXTURES / "py_resolution"), "--store", neo4j_url, "--name", name, "--model", MODEL,
-             "--index-dir", str(tmp_path / "build"), "--json")
-
-    def searched(index_views: Neo4jViews) -> dict[str, float]:
-        """Every hit of the repository, with its score (ties come in the index's own order)."""
-        index = ServerIndex(index_views)
-        return {v.id: round(s, 4) for v, s in index.bm25("make an engine and run it", 500, frozenset([repo]))}
-
-    scoped = searched(Neo4jViews(store))
-    assert scoped and all(i.startswith(f"{repo}:") for i in scoped)
-    # the layout before: no scope, and the index over search alone
-    store._write("MATCH (v:View) WHERE v.repo IN $repos REMOVE v.scope", repos=[repo, other])
-    store._write(f"DROP INDEX {q.VIEW_FULLTEXT_INDEX}")
-    store._write(f"CREATE FULLTEXT INDEX {q.OLD_VIEW_FULLTEXT_INDEX} FOR (v:View) ON EACH [v.search] "
-                 "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}}")
-    store._write(q.SCHEMA_AWAIT)
-    old = Neo4jViews(store)
-    assert not old.scoped()
-    assert searched(old) == scoped  # the same Lucene statistics: the same scores
-
-    _run("index", str(FIXTURES / "py_resolution"), "--store", neo4j_url, "--name", other, "--model", MODEL,
-         "--index-dir", str(tmp_path / "build"), "--json")
-    assert store._read("MATCH (v:View) WHERE v.scope IS NULL RETURN count(v) AS n")[0]["n"] == 0
-    after = Neo4jViews(store)
-    assert after.scoped() and q.OLD_VIEW_FULLTEXT_INDEX not in after._fulltext_indexes()
-    # every view was written again with its scope: Lucene's statistics (deleted
-    # documents count until merged) move the scores a little, not the hits
-    assert searched(after).keys() == scoped.keys()
-    assert searched(old).keys() == scoped.keys()  # a reader that chose the old index finds it gone, moves over
 
 
 @pytest.mark.neo4j
@@ -444,7 +401,8 @@ def test_the_drivers_statement_log_does_not_format_the_rows_written(open_neo4j, 
     views = [View(f"{repo}|v{i}", f"{repo}:a.py", "body", "a.py", 1, 1, f"needle{i} haystack", f"n{i}", repo=repo)
              for i in range(50)]
     with caplog.at_level(logging.DEBUG, logger="neo4j"):
-        Neo4jViews(store).write_repository(repo, views, str.split, np.full((50, 8), 0.25, dtype=np.float32), "m")
+        Neo4jViews(store).write_repository(repo, views, str.split, np.full((50, 8), 0.25, dtype=np.float32), "m",
+                                           ({}, 0))
     runs = [r.getMessage() for r in caplog.records if " C: RUN " in r.getMessage()]
     assert any("[50 items]" in m for m in runs)
     assert not any("needle1 haystack" in m or "0.25, 0.25" in m for m in runs)

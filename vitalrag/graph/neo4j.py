@@ -71,8 +71,6 @@ MIN_BATCH = 1000
 SOURCE_BATCH_CHARS = 4_000_000
 #: files deleted per transaction
 DELETE_BATCH_PATHS = 200
-#: layout-1 rows moved to versions per transaction
-MIGRATE_BATCH = 10_000
 
 T = TypeVar("T")
 
@@ -406,31 +404,13 @@ class Neo4jStore:
         if not records:
             return
         version, layout = records[0]["version"], records[0]["layout"]
-        if version != SCHEMA_VERSION or (layout is not None and layout > q.LAYOUT):
+        if version != SCHEMA_VERSION or layout != q.LAYOUT:
             raise SchemaMismatch(
                 f"Neo4j at {self.location} holds VitalRAG schema version {version} (layout {layout or 1}), "
                 f"this VitalRAG reads version {SCHEMA_VERSION} (layout {q.LAYOUT}); re-index into another database"
             )
-        if layout is None:
-            self._migrate()
         # the version is written only after the constraints and indexes exist
         self._schema_ready = True
-
-    def _migrate(self) -> None:
-        """Layout 1 (one node per id) to layout 2: what the database holds becomes
-        version 0 of its repositories. Once, batched, and safe to run again."""
-        log.warning("Neo4j at %s holds the layout of an earlier VitalRAG: giving its repositories "
-                    "versions (once)", self.location)
-        for name in q.LAYOUT1_CONSTRAINTS:
-            self._write(q.drop_constraint(name))
-        for statement in q.SCHEMA:
-            self._write(statement)
-        self._write(q.SCHEMA_AWAIT)
-        for statement in q.MIGRATE:
-            while int(self._write(statement, batch=MIGRATE_BATCH)[0]["n"]) >= MIGRATE_BATCH:
-                pass
-        self._write(q.MIGRATE_VERSIONS)
-        self._write(q.SET_SCHEMA_VERSION, version=SCHEMA_VERSION, layout=q.LAYOUT)
 
     def _ensure_schema(self) -> None:
         """Constraints and indexes before the first write (each lookup relies on them)."""

@@ -6,7 +6,7 @@ labels and relationship types, and those come from the closed sets in
 names from the fixed tuple ``OBJECT_FILTERS``, and integers this module checks;
 nothing a user or a parsed repository wrote ever becomes query text.
 
-Graph layout (layout 2)::
+Graph layout (layout 3; a database of another layout is re-indexed, not migrated)::
 
     (:CodeObject:<Kind> {id, kind, name, ..., caption, born, died})   one per code object and version
     (a)-[:CALLS {lines, born, died}]->(b)                one per edge, type = edge kind
@@ -60,7 +60,7 @@ _ALL_EDGE_TYPES = "|".join(EDGE_KINDS)
 #: ``died`` of what no version has removed (a version number never gets there)
 ALIVE = 2**62
 #: the layout of the data this module reads and writes (see the module docstring)
-LAYOUT = 2
+LAYOUT = 3
 #: labels whose nodes belong to one version of one repository
 VERSIONED_LABELS: tuple[str, ...] = ("CodeObject", "Source", "Unresolved", "RepositoryMeta", "View",
                                      "RetrievalMeta")
@@ -130,42 +130,6 @@ SET_SCHEMA_VERSION = (
     "MERGE (v:VitalRAGSchema {name: 'vitalrag'}) SET v.version = $version, v.layout = $layout"
 )
 
-# -- layout 1 (one node per id, no versions) -> layout 2 ------------------------------
-
-#: the uniqueness constraints of layout 1: a version beside the live one needs them gone
-LAYOUT1_CONSTRAINTS: tuple[str, ...] = (
-    "vitalrag_object_id", "vitalrag_unresolved_key", "vitalrag_source_id", "vitalrag_meta_repo",
-    "vitalrag_view_id", "vitalrag_retrieval_meta",
-)
-
-
-def drop_constraint(name: str) -> str:
-    if name not in LAYOUT1_CONSTRAINTS:
-        raise ValueError(f"not a constraint of layout 1: {name!r}")
-    return f"DROP CONSTRAINT {name} IF EXISTS"
-
-
-#: each run until it changes nothing: the data of layout 1 becomes version 0
-MIGRATE: tuple[str, ...] = (
-    *(f"MATCH (n:{label}) WHERE n.born IS NULL AND n.repo IS NOT NULL WITH n LIMIT $batch "
-      f"SET n.born = 0, n.died = {ALIVE} RETURN count(*) AS n"
-      for label in ("CodeObject", "RepositoryMeta", "View", "RetrievalMeta")),
-    "MATCH (s:Source) WHERE s.born IS NULL WITH s LIMIT $batch "
-    "OPTIONAL MATCH (f:CodeObject {id: s.id}) WITH s, head(collect(f.repo)) AS repo "
-    f"SET s.repo = coalesce(repo, split(s.id, ':')[0]), s.born = 0, s.died = {ALIVE} RETURN count(*) AS n",
-    "MATCH (u:Unresolved) WHERE u.born IS NULL WITH u LIMIT $batch "
-    "OPTIONAL MATCH (f:CodeObject {id: u.source}) WITH u, head(collect(f.repo)) AS repo "
-    f"SET u.repo = coalesce(repo, split(u.source, ':')[0]), u.born = 0, u.died = {ALIVE} RETURN count(*) AS n",
-    f"MATCH ()-[r:{_ALL_EDGE_TYPES}]->() WHERE r.born IS NULL WITH r LIMIT $batch "
-    f"SET r.born = 0, r.died = {ALIVE} RETURN count(*) AS n",
-)
-
-MIGRATE_VERSIONS = (
-    "MATCH (n) WHERE (" + " OR ".join(f"n:{label}" for label in VERSIONED_LABELS) + ") AND n.born = 0 "
-    "WITH DISTINCT n.repo AS repo "
-    "MERGE (g:RepositoryVersion {repo: repo}) ON CREATE SET g.current = 0, g.flips = [], g.flipped_at = []"
-)
-
 # -- versions: pins, leases, the flip, garbage ------------------------------------------
 
 #: (reads that may give hundreds of rows return them as one record, ``rows``: a
@@ -211,12 +175,12 @@ DUE = (
 )
 
 #: the repositories other than ``$skip`` with no writer now and a flip older than
-#: the grace its writer gave it (``$grace_ms`` where none was recorded) whose
+#: the grace its writer gave it whose
 #: leftovers are not collected yet: a deleted repository, or one never written
 #: again since, keeps them until someone collects
 DUE_ELSEWHERE = (
     "MATCH (g:RepositoryVersion) WHERE NOT g.repo IN $skip AND g.writer IS NULL "
-    "WITH g, coalesce(g.grace_ms, $grace_ms) AS grace "
+    "WITH g, g.grace_ms AS grace "
     "WHERE any(t IN g.flipped_at WHERE t <= timestamp() - grace) "
     "RETURN g.repo AS repo, grace ORDER BY repo"
 )
@@ -627,9 +591,6 @@ DELETE_ALLOCATION = (
 
 VIEW_VECTOR_INDEX = "vitalrag_view_embedding"
 VIEW_FULLTEXT_INDEX = "vitalrag_view_scoped"
-#: the fulltext index of views written before they had a ``scope`` (``search``
-#: alone); searched, unscoped, until a writer has given every view its scope
-OLD_VIEW_FULLTEXT_INDEX = "vitalrag_view_search"
 
 VIEW_SCHEMA: tuple[str, ...] = (
     "CREATE INDEX vitalrag_view_lookup IF NOT EXISTS FOR (v:View) ON (v.id)",
@@ -640,16 +601,6 @@ VIEW_SCHEMA: tuple[str, ...] = (
     f"CREATE FULLTEXT INDEX {VIEW_FULLTEXT_INDEX} IF NOT EXISTS FOR (v:View) ON EACH [v.search, v.scope] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}}",
 )
-
-FULLTEXT_INDEXES = "SHOW FULLTEXT INDEXES YIELD name RETURN name"
-
-#: views without a scope (written before it), a batch at a time
-UNSCOPED_REPOS = "MATCH (v:View) WHERE v.scope IS NULL RETURN DISTINCT v.repo AS repo"
-SCOPE_VIEWS = (
-    "MATCH (v:View) WHERE v.repo = $repo AND v.scope IS NULL WITH v LIMIT $n "
-    "SET v.scope = $scope RETURN count(v) AS n"
-)
-DROP_OLD_VIEW_FULLTEXT = f"DROP INDEX {OLD_VIEW_FULLTEXT_INDEX} IF EXISTS"
 
 
 def view_scope(repo: str) -> str:
@@ -752,20 +703,11 @@ READ_VIEWS_EMBEDDED = (
 )
 
 #: a hit of an index search is kept when it is in the pinned versions and in
-#: ``$repos`` (null: every repository); ``_INDEX_HIT`` is the view when kept, else null
-#: (the caller counts what the index gave, to tell a filtered-out hit from the index
-#: running out)
+#: ``$repos`` (null: every repository; the caller counts what the index gave, to
+#: tell a filtered-out hit from the index running out)
 _KEPT = f"{seen('node')} AND ($repos IS NULL OR node.repo IN $repos)"
-_INDEX_HIT = f"CASE WHEN {_KEPT} THEN node {_VIEW_FIELDS} END"
 
-#: BM25 over ``search``. The index's limit applies before the filters, so a caller
-#: that needs k over-fetches.
-SEARCH_VIEWS_FULLTEXT = (
-    "CALL db.index.fulltext.queryNodes($index, $text, {limit: $n}) YIELD node, score "
-    f"RETURN collect({{v: {_INDEX_HIT}, score: score}}) AS rows"
-)
-
-#: ``SEARCH_VIEWS_FULLTEXT`` with only what rescoring needs of each hit: its id,
+#: BM25 over ``search``, with only what rescoring needs of each hit: its id,
 #: repository and search text (an empty list: not in the pinned versions or in
 #: ``$repos``; not null, which ``collect`` would leave out, and the caller counts every
 #: hit to tell whether the index has more); the views kept are read by id (``READ_VIEWS``)

@@ -49,9 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PAUSE_ENV = "VITALRAG_TEST_PAUSE_NEO4J"
-#: the grace of a repository whose writer recorded none (written before graces were
-#: recorded), when a writer of another repository collects it
-UNRECORDED_GRACE = 10.0
 #: rows deleted or reopened per transaction when collecting garbage
 GARBAGE_BATCH = 10_000
 
@@ -176,8 +173,7 @@ class Versions:
         # again, so no writer of its own would ever collect it)
         graces: dict[str, float | None] = {repo: None for repo in sorted(scope.staged)}  # None: this store's
         try:
-            for r in self.store._read(q.DUE_ELSEWHERE, skip=sorted(scope.staged),
-                                      grace_ms=int(max(self.grace, UNRECORDED_GRACE) * 1000)):
+            for r in self.store._read(q.DUE_ELSEWHERE, skip=sorted(scope.staged)):
                 graces[r["repo"]] = float(r["grace"]) / 1000
         except Exception as exc:  # noqa: BLE001 - garbage waits for the next writer
             log.warning("could not look for versions due for collection (%s); the next write will", exc)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from vitalrag.errors import InputError, StoreError
+from vitalrag.errors import InputError
 from vitalrag.graph import neo4j_queries as q
 from vitalrag.graph.neo4j import Neo4jStore, _chunks
 from vitalrag.model import View
@@ -83,7 +83,6 @@ class Neo4jViews:
 
     def __init__(self, store: Neo4jStore) -> None:
         self.store = store
-        self._scoped: bool | None = None
 
     # -- metadata -----------------------------------------------------------------
     def models(self) -> dict[str, RepoModel]:
@@ -104,36 +103,10 @@ class Neo4jViews:
         if dim is not None:
             self.store._write(q.view_vector_index(dim))
         self.store._write(q.SCHEMA_AWAIT)
-        if q.OLD_VIEW_FULLTEXT_INDEX in self._fulltext_indexes():
-            self._scope_old_views()
-
-    def _scope_old_views(self) -> None:
-        """Give every view written before views had a scope its scope, then drop the
-        old fulltext index (until then readers search that one, unscoped; a writer
-        killed on the way leaves it, and the next one goes on)."""
-        for r in self.store._read(q.UNSCOPED_REPOS):
-            while self.store._write(q.SCOPE_VIEWS, repo=r["repo"], scope=q.view_scope(r["repo"]),
-                                    n=self.store.settings.batch_size)[0]["n"]:
-                pass
-        self.store._write(q.SCHEMA_AWAIT)
-        self.store._write(q.DROP_OLD_VIEW_FULLTEXT)
-        self._scoped = None
-        log.info("views now carry their repository's scope; the old fulltext index is dropped")
-
-    def _fulltext_indexes(self) -> set[str]:
-        return {r["name"] for r in self.store._read(q.FULLTEXT_INDEXES)}
-
-    def scoped(self) -> bool:
-        """Whether a search of some repositories is filtered inside the fulltext
-        index (False while the index of a store written before views had a scope
-        is still there: a search then filters its hits afterwards)."""
-        if self._scoped is None:
-            self._scoped = q.OLD_VIEW_FULLTEXT_INDEX not in self._fulltext_indexes()
-        return self._scoped
 
     def write_repository(self, repo: str, views: Sequence[View], tokenize: Callable[[str], Sequence[str]],
                          vectors: Any | None, model: str | None,
-                         statistics: tuple[Mapping[str, int], int] | None = None) -> ViewWrite:
+                         statistics: tuple[Mapping[str, int], int]) -> ViewWrite:
         """Make the store's views of ``repo`` exactly ``views`` (``tokenize``: a
         text's BM25 tokens, asked only for the views written; ``vectors``: a float32
         matrix in the views' order, or None without embeddings; ``statistics``: the
@@ -148,7 +121,7 @@ class Neo4jViews:
 
     def _write_views(self, repo: str, views: Sequence[View], tokenize: Callable[[str], Sequence[str]],
                      vectors: Any | None, model: str | None, dim: int | None,
-                     statistics: tuple[Mapping[str, int], int] | None) -> ViewWrite:
+                     statistics: tuple[Mapping[str, int], int]) -> ViewWrite:
         old = self.hashes(repo)
         rows: list[tuple[str, dict[str, Any]]] = []
         new_ids = set()
@@ -175,9 +148,8 @@ class Neo4jViews:
             self.store._write_grouped(rows)
         self.store._write_data(q.LINK_VIEWS, repo=repo)
         meta: dict[str, Any] = {"repo": repo, "model": model if dim is not None else None, "dim": dim,
-                                "views": len(views)}
-        if statistics is not None:
-            meta.update(tokens=statistics[1], df=json.dumps(statistics[0], separators=(",", ":")))
+                                "views": len(views), "tokens": statistics[1],
+                                "df": json.dumps(statistics[0], separators=(",", ":"))}
         self.store._write_data(q.SET_RETRIEVAL_META, rows=[{"key": repo, "repo": repo, "props": meta}])
         log.debug("views of %s: %d written, %d deleted, %d kept", repo, len(rows), len(gone),
                   len(views) - len(rows))
@@ -207,41 +179,22 @@ class Neo4jViews:
                 out.append((View.from_dict(r["v"]), r["hash"], r["embedding"]))
         return out
 
-    def fulltext(self, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> Found[tuple[View, float]]:
-        """Up to ``n`` views by BM25 over their search text (Lucene's scorer), then
-        kept when in the pinned versions and in ``repos`` (asked of the index itself
-        when it is ``scoped``); terms are escaped, never Lucene syntax."""
-        records = self._fulltext(q.SEARCH_VIEWS_FULLTEXT, terms, n, repos)
-        kept = [r for r in records if r["v"] is not None]
-        return Found([(View.from_dict(r["v"]), float(r["score"])) for r in kept], len(records))
-
     def fulltext_terms(self, terms: Sequence[str], n: int, repos: Sequence[str] | None
                        ) -> Found[tuple[str, str, str]]:
-        """``fulltext``'s hits as (view id, repository, search text) in Lucene's order:
-        what rescoring reads, without the views."""
-        rows = self._fulltext(q.SEARCH_VIEW_TERMS, terms, n, repos)
-        return Found([(r[0], r[1], r[2] or "") for r in rows if r], len(rows))
-
-    def _fulltext(self, query_text: str, terms: Sequence[str], n: int, repos: Sequence[str] | None) -> list[Any]:
-        scoped = self.scoped()
-        query = q.lucene_query(terms, repos=repos if scoped else None)
+        """Up to ``n`` views by Lucene's BM25 over their search text, of ``repos``
+        (filtered inside the index), kept when in the pinned versions, as (view id,
+        repository, search text) in Lucene's order: what rescoring reads, without
+        the views. Terms are escaped, never Lucene syntax."""
+        query = q.lucene_query(terms, repos=repos)
         if not query:
-            return []
-        try:
-            return self.store._read_rows(query_text, text=query, n=n,
-                                         index=q.VIEW_FULLTEXT_INDEX if scoped else q.OLD_VIEW_FULLTEXT_INDEX,
-                                         repos=None if repos is None else list(repos))
-        except StoreError:
-            self._scoped = None
-            if scoped or not self.scoped():
-                raise
-            # a writer scoped the views and dropped the old index since
-            return self._fulltext(query_text, terms, n, repos)
+            return Found([], 0)
+        rows = self.store._read_rows(q.SEARCH_VIEW_TERMS, text=query, n=n, index=q.VIEW_FULLTEXT_INDEX,
+                                     repos=None if repos is None else list(repos))
+        return Found([(r[0], r[1], r[2] or "") for r in rows if r], len(rows))
 
     def statistics(self) -> dict[str, tuple[int, int, int]]:
         """Each repository's BM25 statistics as its writer recorded them: the
-        version that wrote them, its views and their total length; repositories
-        written before views kept statistics are left out."""
+        version that wrote them, its views and their total length."""
         return {r["repo"]: (int(r["born"]), int(r["views"] or 0), int(r["tokens"] or 0))
                 for r in self.store._read(q.RETRIEVAL_STATS)}
 

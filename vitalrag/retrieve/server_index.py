@@ -38,8 +38,7 @@ with the embedded BM25 in their place). So each writer records its
 repository's BM25 statistics (document frequencies, total length) with its
 model record, and a search takes Lucene's top 4k and scores them as bm25s
 would over every repository the store holds (``bm25_rescore``): the scores of
-an embedded index of the same repositories. Repositories written before the
-statistics were kept are ranked by Lucene's scores until written again.
+an embedded index of the same repositories.
 
 Equal scores rank by repository, then view id, in both stores (an embedded
 index keeps its views in that order: ``sparse.top_k``, ``DenseIndex.search``),
@@ -116,9 +115,8 @@ class ServerIndex:
         self._models: dict[str, RepoModel] = {}
         self._models_of: tuple[tuple[str, int], ...] | None = None
         #: the collection's BM25 statistics (documents, total length, each
-        #: repository's document frequencies) of the versions read when it was made,
-        #: None when a repository with views has none recorded
-        self._stats: tuple[int, int, list[dict[str, int]]] | None = None
+        #: repository's document frequencies) of the versions read when it was made
+        self._stats: tuple[int, int, list[dict[str, int]]] = (0, 0, [])
         self._stats_of: tuple[tuple[str, int], ...] | None = None
         #: document frequencies read, by repository: (the version that wrote them, them)
         self._frequencies: dict[str, tuple[int, dict[str, int]]] = {}
@@ -171,41 +169,30 @@ class ServerIndex:
                              "search them separately with --repo")
         return found[0] if found else None
 
-    def statistics(self) -> tuple[int, int, list[dict[str, int]]] | None:
+    def statistics(self) -> tuple[int, int, list[dict[str, int]]]:
         """Documents, total length and each repository's document frequencies, of
         every repository with views (what an embedded index of them all would
-        count); a repository's frequencies are read once per version it switches
-        to. None when a repository with views has none recorded."""
+        count); a repository's frequencies are read once per version it switches to."""
         pins = tuple(sorted(self.views.store.pins().items()))
         if pins != self._stats_of:
             recorded = self.views.statistics()
-            self._stats = None
-            if set(recorded) >= set(self.models()):
-                stale = [r for r, (born, _, _) in recorded.items()
-                         if self._frequencies.get(r, (None,))[0] != born]
-                self._frequencies = {r: f for r, f in self._frequencies.items() if r in recorded}
-                self._frequencies.update(self.views.frequencies(stale))
-                if set(self._frequencies) >= set(recorded):
-                    self._stats = (sum(v for _, v, _ in recorded.values()), sum(t for _, _, t in recorded.values()),
-                                   [self._frequencies[r][1] for r in sorted(recorded)])
+            stale = [r for r, (born, _, _) in recorded.items() if self._frequencies.get(r, (None,))[0] != born]
+            self._frequencies = {r: f for r, f in self._frequencies.items() if r in recorded}
+            self._frequencies.update(self.views.frequencies(stale))
+            self._stats = (sum(v for _, v, _ in recorded.values()), sum(t for _, _, t in recorded.values()),
+                           [self._frequencies[r][1] for r in sorted(recorded) if r in self._frequencies])
             self._stats_of = pins
         return self._stats
 
     def bm25(self, query: str, k: int, allowed: frozenset[str] | None) -> Hits:
         terms = code_tokens(query)
         repos = None if allowed is None else sorted(allowed)
-        stats = self.statistics()
-        if stats is None:  # Lucene's own scores
-            # the index filters by repository itself (scoped): k hits, unless views of
-            # versions not pinned take some; otherwise over-fetch, then filter
-            first = k if repos is None or self.views.scoped() else 4 * k
-            return in_view_order(_deepening(lambda n: self.views.fulltext(terms, n, repos), k, first))
-        # Lucene's top 4k (of the allowed repositories) are the candidates, scored as
-        # bm25s scores them; only their search texts are read, then the k kept views
+        # Lucene's top 4k (of the allowed repositories: filtered inside the index) are
+        # the candidates, scored as bm25s scores them; only their search texts are
+        # read, then the k kept views
         wanted = 4 * k
-        found = _deepening(lambda n: self.views.fulltext_terms(terms, n, repos), wanted,
-                           wanted if repos is None or self.views.scoped() else 4 * wanted)
-        n_docs, total, per_repo = stats
+        found = _deepening(lambda n: self.views.fulltext_terms(terms, n, repos), wanted, wanted)
+        n_docs, total, per_repo = self.statistics()
         df = {t: sum(f.get(t, 0) for f in per_repo) for t in set(terms)}
         scores = bm25_rescore(terms, [search for _, _, search in found], df, n_docs, total)
         best = sorted(((s, repo, vid) for (vid, repo, _), s in zip(found, scores) if s > 0),
