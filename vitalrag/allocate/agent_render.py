@@ -42,7 +42,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from vitalrag.allocate.provenance import identifier_tokens
-from vitalrag.allocate.render import Rendering, line_scores
+from vitalrag.allocate.render import Rendering, Window, line_scores
 from vitalrag.allocate.source import ObjectText
 from vitalrag.kernel.printable import escape_controls, one_line
 from vitalrag.tokens import TokenCounter
@@ -329,9 +329,8 @@ def _fits(b: _Builder, shown: set[int], budget: int) -> bool:
 
 def _window(b: _Builder, budget: int, units: list[tuple[int, int]], anchor: int,
             scores: Sequence[int], base: set[int]) -> set[int]:
-    """Grow whole blocks around the block holding ``anchor`` (added to ``base``):
-    toward the side whose next block shares more query tokens, the shorter side
-    on ties, until neither side's next block fits."""
+    """Grow whole blocks around the block holding ``anchor`` (added to ``base``) as
+    a ``render.Window`` grows, until neither side's next block fits."""
     if not units:
         return set(base)
     at = next((k for k, (a, z) in enumerate(units) if a <= anchor <= z), 0)
@@ -346,32 +345,15 @@ def _window(b: _Builder, budget: int, units: list[tuple[int, int]], anchor: int,
         # the anchor's block alone is too big: whole lines around the anchor
         return _lines_around(b, budget, units[at], anchor, shown)
     shown = first
-    lo = hi = at
-    open_ = {"up": lo > 0, "down": hi < len(units) - 1}
-
-    def gain(k: int) -> int:
-        a, z = units[k]
-        return sum(scores[a:z + 1]) if scores else 0
-
-    while open_["up"] or open_["down"]:
-        sides = []
-        if open_["up"]:
-            sides.append((gain(lo - 1), -(at - lo), "up"))
-        if open_["down"]:
-            sides.append((gain(hi + 1), -(hi - at), "down"))
-        side = max(sides)[2]
-        k = lo - 1 if side == "up" else hi + 1
-        grown = add(k)
-        if not _fits(b, grown, budget):
-            open_[side] = False
-            continue
-        shown = grown
-        if side == "up":
-            lo = k
-            open_["up"] = lo > 0
+    window = Window(len(units), at, lambda k: sum(scores[units[k][0]:units[k][1] + 1]))
+    full: set[int] = set()  # the sides whose next block does not fit
+    while sides := [side for side in window.sides() if side not in full]:
+        grown = add(window.next(sides[0]))
+        if _fits(b, grown, budget):
+            shown = grown
+            window.grow(sides[0])
         else:
-            hi = k
-            open_["down"] = hi < len(units) - 1
+            full.add(sides[0])
     return shown
 
 

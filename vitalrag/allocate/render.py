@@ -23,7 +23,7 @@ blank lines) and a sum of line counts is not the count of their join.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from vitalrag.allocate.provenance import identifier_tokens
@@ -31,7 +31,8 @@ from vitalrag.allocate.source import ObjectText
 from vitalrag.kernel.printable import escape_controls, one_line
 from vitalrag.tokens import TokenCounter
 
-_UP, _DOWN = -1, 1
+#: the two sides a window grows toward
+UP, DOWN = -1, 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,59 +178,24 @@ def _grow(obj: ObjectText, budget: int, counter: TokenCounter, full: Rendering,
     if n == 0 or head_t + (sig_t if anchor > 0 else 0) + cost(anchor) > budget:
         return header_only()
 
-    lo = hi = anchor
-    steps: list[int] = []
-    taken = {_UP: 0, _DOWN: 0}
-
-    def options() -> list[int]:
-        sides = []
-        if lo > 0:
-            sides.append(_UP)
-        if hi < n - 1:
-            sides.append(_DOWN)
-        if scores is None or len(sides) < 2:
-            return sides
-        up, down = scores[lo - 1], scores[hi + 1]
-        if up != down:
-            return [_UP, _DOWN] if up > down else [_DOWN, _UP]
-        return [_UP, _DOWN] if taken[_UP] <= taken[_DOWN] else [_DOWN, _UP]
+    w = Window(n, anchor, None if scores is None else scores.__getitem__)
 
     def step_cost(side: int) -> int:
-        if side == _UP:
-            # reaching the first line makes the signature line redundant
-            return cost(lo - 1) - (sig_t if lo - 1 == 0 else 0)
-        return cost(hi + 1)
-
-    def apply(side: int) -> None:
-        nonlocal lo, hi
-        if side == _UP:
-            lo -= 1
-        else:
-            hi += 1
-        steps.append(side)
-        taken[side] += 1
-
-    def undo() -> None:
-        nonlocal lo, hi
-        side = steps.pop()
-        taken[side] -= 1
-        if side == _UP:
-            lo += 1
-        else:
-            hi -= 1
+        k = w.next(side)
+        return cost(k) - (sig_t if k == 0 else 0)  # reaching the first line drops the signature line
 
     # Estimated growth from an exact base, then an exact check; repeat while the
     # estimate (which usually over-counts slightly) still leaves room.
-    text = build(lo, hi)
+    text = build(w.lo, w.hi)
     exact = counter.count(text)
     while True:
         est = exact
         grown = 0
         while True:
-            for side in options():
+            for side in w.sides():
                 c = step_cost(side)
                 if est + c <= budget:
-                    apply(side)
+                    w.grow(side)
                     est += c
                     grown += 1
                     break
@@ -237,16 +203,52 @@ def _grow(obj: ObjectText, budget: int, counter: TokenCounter, full: Rendering,
                 break
         if not grown:
             break
-        text = build(lo, hi)
+        text = build(w.lo, w.hi)
         exact = counter.count(text)
         if exact > budget:
             while exact > budget and grown:
-                undo()
+                w.undo()
                 grown -= 1
-                text = build(lo, hi)
+                text = build(w.lo, w.hi)
                 exact = counter.count(text)
             break
     if exact > budget:
         return header_only()
-    spans = ((obj.start_line + lo, obj.start_line + hi),) if obj.verbatim else ()
+    spans = ((obj.start_line + w.lo, obj.start_line + w.hi),) if obj.verbatim else ()
     return Rendering(text, exact, full.tokens, spans)
+
+
+class Window:
+    """A run of units ``lo..hi`` (lines, or blocks of them) grown from the one at
+    ``at``: toward the side whose next unit scores more (``gain``), on ties the
+    side grown less, upward first. Both renderings grow their windows so."""
+
+    def __init__(self, n: int, at: int, gain: Callable[[int], int] | None = None) -> None:
+        self.n, self.at, self.lo, self.hi = n, at, at, at
+        self._gain = gain or (lambda k: 0)
+        self._steps: list[int] = []
+
+    def sides(self) -> list[int]:
+        """The sides it can grow toward, the one to try first first."""
+        if self.lo == 0 or self.hi == self.n - 1:
+            return [s for s, ok in ((UP, self.lo > 0), (DOWN, self.hi < self.n - 1)) if ok]
+        up = (self._gain(self.lo - 1), self.lo - self.at)
+        down = (self._gain(self.hi + 1), self.at - self.hi)
+        return [UP, DOWN] if up >= down else [DOWN, UP]
+
+    def next(self, side: int) -> int:
+        """The unit growing toward ``side`` adds."""
+        return self.lo - 1 if side == UP else self.hi + 1
+
+    def grow(self, side: int) -> None:
+        if side == UP:
+            self.lo -= 1
+        else:
+            self.hi += 1
+        self._steps.append(side)
+
+    def undo(self) -> None:
+        if self._steps.pop() == UP:
+            self.lo += 1
+        else:
+            self.hi -= 1
