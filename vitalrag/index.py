@@ -144,7 +144,6 @@ class IndexLocation:
         "unchanged", and a graph that cannot be read is built again. A run that
         fails removes what it wrote; a full disk is one ``StoreError`` naming the
         device and about how much space the run needs."""
-        from vitalrag.graph.memory import MemoryStore, open_writable
         from vitalrag.ingest import index_repository
         from vitalrag.ingest.content import DEFAULT_CONTENT
         from vitalrag.ingest.pipeline import survey
@@ -169,14 +168,11 @@ class IndexLocation:
         if embedder is not None:
             _ = embedder.dim  # the model loads lazily otherwise, after the graph was written
         with version.Staged(self.folder) as staged:
-            store = open_store(self.store, create=True) if self.server else open_writable(self.store)
+            store = open_store(self.store, write=True)
             phases["load"] = time.perf_counter() - mark
             try:
-                if isinstance(store, MemoryStore):
-                    store.staged = staged
-                else:  # the writer lock is held: a lease in Neo4j is another machine's index, or a killed one's
-                    store.wait_for_writers = True  # type: ignore[attr-defined]
-                with store.writing():
+                # the writer lock is held: a lease in Neo4j is another machine's index, or a killed one's
+                with store.writing(wait=True, staged=staged):
                     report = index_repository(path, store, progress=progress, cache_dir=self.folder / "facts",
                                               surveyed=surveyed, **options)
                     phases.update(report.phases)

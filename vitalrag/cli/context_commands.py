@@ -224,12 +224,11 @@ def explain(query: str, html_out: Path | None, neo4j_uri: str | None, **opts: An
 def _provenance_store(neo4j_uri: str, record: AllocationRecord) -> Any:
     """The Neo4j store to write ``record`` to, once it is known to hold every
     object the allocation selected (else its SELECTED edges would point nowhere)."""
-    from vitalrag.graph.neo4j import Neo4jStore
-    from vitalrag.graph.store import is_server_uri
+    from vitalrag.graph.store import is_server_uri, open_store
 
     if not is_server_uri(neo4j_uri):
         raise InputError(f"--to-neo4j needs a neo4j:// or bolt:// URI, not {neo4j_uri!r}")
-    store = Neo4jStore.from_uri(neo4j_uri)
+    store = open_store(neo4j_uri)
     try:
         keys = [s.object_key for s in record.slots]
         missing = [k for k in keys if k not in store.get_objects(keys)]

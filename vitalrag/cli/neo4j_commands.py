@@ -32,26 +32,24 @@ def _folder(location: str) -> str:
 
 
 def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json: bool,
-          folder: str) -> None:
+          folder: str, *, wait: bool = False) -> None:
     """Copy the graph, then the retrieval views: a push writes the folder's views and
     embeddings into Neo4j, a pull restores the folder's retrieval index from them
     (incremental by view hash both ways; nothing is embedded again). A push is one
     new version of each repository in Neo4j, switched to at its end; a pull reads
     one version, and its folder switches to the new graph and retrieval index
     together (it holds the folder's writer lock: see ``pull``); a pull that fails
-    removes what it wrote there, and a full disk is one line (``Staged``)."""
-    from vitalrag.graph.memory import MemoryStore
+    removes what it wrote there, and a full disk is one line (``Staged``). ``wait``:
+    a push waits for another writer of a repository instead of failing."""
     from vitalrag.graph.version import Staged, has_retrieval
     from vitalrag.retrieve.index import RetrievalIndex
     from vitalrag.retrieve.server_index import pull_views, push_views, repos_with_views
 
     views: dict[str, int] = {}
-    staged = Staged(folder) if verb == "pulled" and isinstance(dst, MemoryStore) else None
-    if staged is not None:
-        dst.staged = staged  # type: ignore[attr-defined]
+    staged = Staged(folder) if verb == "pulled" else None
     try:
         with staged or nullcontext():
-            with progress_bar() as progress, src.snapshot(), dst.writing():
+            with progress_bar() as progress, src.snapshot(), dst.writing(wait=wait, staged=staged):
                 report = copy_store(src, dst, repo, progress=progress)
                 repos = list(report.repos)
                 if verb == "pushed" and has_retrieval(folder):
@@ -107,8 +105,7 @@ def push(store_location: str, target: str, repo: str | None, as_json: bool, wait
     except BaseException:
         src.close()
         raise
-    dst.wait_for_writers = wait  # type: ignore[attr-defined]  # a Neo4j store, checked by _server
-    _copy(src, dst, repo, "pushed", as_json, store_location)
+    _copy(src, dst, repo, "pushed", as_json, store_location, wait=wait)
 
 
 @click.command()
@@ -128,7 +125,6 @@ def pull(origin: str, store_location: str, repo: str | None, as_json: bool) -> N
     not an index is refused.
     """
     from vitalrag.graph import version
-    from vitalrag.graph.memory import open_writable
     from vitalrag.kernel.locks import writer_lock
 
     folder = _folder(store_location)
@@ -138,7 +134,7 @@ def pull(origin: str, store_location: str, repo: str | None, as_json: bool) -> N
         with writer_lock(folder):
             version.adopt(folder)
             version.sweep(folder)  # what failed or killed writers left
-            dst = open_writable(folder)
+            dst = open_store(folder, write=True)
             _copy(src, dst, repo, "pulled", as_json, store_location)  # closes both
     except BaseException:
         src.close()  # a second close is harmless

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 from vitalrag.errors import InputError
 from vitalrag.eval.corpora import cache_root
 from vitalrag.kernel.files import replacing_dir
-from vitalrag.graph.memory import MemoryStore, graph_path
+from vitalrag.graph.memory import graph_path
+from vitalrag.graph.store import GraphStore, open_store
 from vitalrag.graph.version import is_index
 from vitalrag.model import SCHEMA_VERSION
 
@@ -69,7 +70,7 @@ def corpus_key(root: Path, name: str) -> str:
 
 def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None = None,
                  workers: int | None = None, progress: Progress | None = None,
-                 executor: ParseExecutor | None = None) -> MemoryStore:
+                 executor: ParseExecutor | None = None) -> GraphStore:
     """The graph of the repository at ``root`` named ``name``, from the cache or
     freshly indexed into it (written to a temporary folder, then renamed);
     ``workers`` and ``executor`` as for ``index_repository``."""
@@ -82,20 +83,20 @@ def corpus_store(root: str | os.PathLike[str], name: str, *, cache: Path | None 
     folder = base / f"{name}-{corpus_key(src, name)}"
     if graph_path(folder) is not None:
         log.info("using the cached index of %s at %s", name, folder)
-        return MemoryStore.open(folder, create=False)
+        return open_store(folder, create=False)
     base.mkdir(parents=True, exist_ok=True)
     with replacing_dir(folder, temp_prefix=f".{name}-") as tmp:
-        index_repository(src, MemoryStore(tmp), name=name, workers=workers, progress=progress,
+        index_repository(src, open_store(tmp), name=name, workers=workers, progress=progress,
                          executor=executor)
         for old in base.glob(f"{name}-*"):  # earlier keys of this corpus are stale now
             # only the cache's own indexes: a folder it did not write stays
             if (old != folder and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{16}}", old.name)
                     and not old.is_symlink() and is_index(old)):
                 shutil.rmtree(old, ignore_errors=True)
-    return MemoryStore.open(folder, create=False)
+    return open_store(folder, create=False)
 
 
-def corpus_index(store: MemoryStore, model: str | None, *,
+def corpus_index(store: GraphStore, model: str | None, *,
                  progress: Progress | None = None) -> tuple[Index, Embedder]:
     """The index of a cached corpus store: the store and the retrieval index beside
     it, built for ``model`` (the real default model, as ``vitalrag index`` uses,
@@ -108,10 +109,10 @@ def corpus_index(store: MemoryStore, model: str | None, *,
     embedder = make_embedder(model)
     where = IndexLocation.of(store.location)
     try:
-        views = RetrievalIndex.load(store.folder)
+        views = RetrievalIndex.load(where.folder)
         if views.model == embedder.name:
             return Index(where, store, views), embedder
     except StoreNotFound:
         pass
-    views, _ = RetrievalIndex.build(store, store.folder, embedder=embedder, progress=progress)
+    views, _ = RetrievalIndex.build(store, where.folder, embedder=embedder, progress=progress)
     return Index(where, store, views), embedder

@@ -145,7 +145,7 @@ def make_pool(plan: RunPlan, store: GraphStore, repo: str) -> Pool:
         return FixedPool(build_views(store, repo), plan.depth)
     from vitalrag.eval.index_cache import corpus_index
 
-    index, embedder = corpus_index(store, plan.model)  # type: ignore[arg-type]
+    index, embedder = corpus_index(store, plan.model)
     return RetrievedPool(index.retriever(embedder), plan.depth, model=embedder.name)
 
 

@@ -27,7 +27,7 @@ import os
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -111,9 +111,9 @@ class MemoryStore:
         self._sources: dict[NodeId, str] = {}
         self._meta: dict[str, dict[str, Any]] = {}
         self._defs_cache: dict[tuple[str, str], tuple[NodeId, ...]] = {}
-        #: set by an index run: ``save`` writes the snapshot and leaves switching
-        #: to it to the run's commit, which switches graph and retrieval together
-        self.staged: Staged | None = None
+        #: an index run's, in its ``writing`` block: ``save`` writes the snapshot and
+        #: leaves switching to it to the run's commit (graph and retrieval together)
+        self._staged: Staged | None = None
 
     # -- opening / saving -----------------------------------------------------
     @classmethod
@@ -182,8 +182,8 @@ class MemoryStore:
                 path.unlink(missing_ok=True)
                 raise
             sync_folder(self.folder)
-            if self.staged is not None and self.staged.takes(self.folder):
-                self.staged.graph = name
+            if self._staged is not None and self._staged.takes(self.folder):
+                self._staged.graph = name
             else:
                 switch(self.folder, graph=name)
         log.debug("saved %d nodes to %s", self.graph.number_of_nodes(), self.folder)
@@ -191,9 +191,18 @@ class MemoryStore:
     def close(self) -> None:
         pass
 
-    def writing(self, repos: Iterable[str] = ()) -> AbstractContextManager[None]:
-        """Nothing to do: readers of the folder see writes only once ``save`` switches."""
-        return nullcontext()
+    @contextmanager
+    def writing(self, repos: Iterable[str] = (), *, wait: bool = False,
+                staged: Staged | None = None) -> Iterator[None]:
+        """Readers of the folder see writes only once ``save`` switches (or, with
+        ``staged``, the run's commit does); ``wait`` has no use here (the caller
+        holds the folder's writer lock)."""
+        outer = self._staged
+        self._staged = staged or outer
+        try:
+            yield
+        finally:
+            self._staged = outer
 
     def snapshot(self) -> AbstractContextManager[None]:
         """Nothing to do: a loaded store is one snapshot already."""

@@ -230,8 +230,6 @@ class Neo4jStore:
         #: the read transaction of the ``snapshot()`` block this thread (or task) is in
         self._reading: ContextVar[_ReadTransaction | None] = ContextVar(f"vitalrag_read_{id(self)}",
                                                                          default=None)
-        #: a write that finds another writer's lease waits for it instead of failing
-        self.wait_for_writers = False
         auth = (settings.username, settings.password) if settings.password else None
         with self._errors():
             self._driver: neo4j.Driver = neo4j.GraphDatabase.driver(
@@ -423,11 +421,14 @@ class Neo4jStore:
         self._schema_ready = True
 
     # -- versions -------------------------------------------------------------
-    def writing(self, repos: Iterable[str] = ()) -> AbstractContextManager[None]:
+    def writing(self, repos: Iterable[str] = (), *, wait: bool = False,
+                staged: Any = None) -> AbstractContextManager[None]:
         """Writes in this block go into a new version of their repositories (``repos``
         and any the block writes to), which readers see at once when it ends; a block
-        that fails, or a writer killed in it, leaves the old versions as they were."""
-        return self._versions.writing(repos)
+        that fails, or a writer killed in it, leaves the old versions as they were.
+        ``wait``: a repository another writer holds is waited for, not ``StoreBusy``
+        (``staged``, an embedded folder's, has no use here)."""
+        return self._versions.writing(repos, wait=wait)
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:

@@ -72,6 +72,8 @@ class _Scope:
     renewer: threading.Thread | None = None
     lost: str | None = None
     writes: int = 0
+    #: a repository another writer holds is waited for (else ``StoreBusy``)
+    wait: bool = False
 
 
 class Versions:
@@ -145,15 +147,16 @@ class Versions:
         return node_id.split(":", 1)[0]
 
     @contextmanager
-    def writing(self, repos: Iterable[str] = ()) -> Iterator[None]:
+    def writing(self, repos: Iterable[str] = (), *, wait: bool = False) -> Iterator[None]:
         """Stage a new version of ``repos`` (more can join later in the block); at
-        the end of the outermost block they all become current at once."""
+        the end of the outermost block they all become current at once. ``wait``
+        (the outermost block's): a lease another writer holds is waited for."""
         scope = self._scope
         if scope is not None:
             self._join(scope, repos)
             yield
             return
-        scope = _Scope(token=secrets.token_hex(8))
+        scope = _Scope(token=secrets.token_hex(8), wait=wait)
         self._scope = scope
         switched = False
         try:
@@ -200,14 +203,14 @@ class Versions:
     def _join(self, scope: _Scope, repos: Iterable[str]) -> None:
         for repo in sorted(set(repos) - scope.staged.keys()):
             self.store._ensure_schema()
-            current = self._take_lease(scope.token, repo)
+            current = self._take_lease(scope.token, repo, scope.wait)
             scope.staged[repo] = current + 1
             if scope.renewer is None:
                 scope.renewer = threading.Thread(target=self._renew, args=(scope,), daemon=True,
                                                  name="vitalrag-neo4j-lease")
                 scope.renewer.start()
 
-    def _take_lease(self, token: str, repo: str) -> int:
+    def _take_lease(self, token: str, repo: str, wait: bool) -> int:
         announced = False
         while True:
             (r,) = self.store._write(q.TAKE_LEASE, repo=repo, token=token, lease_ms=int(self.lease * 1000))
@@ -222,7 +225,7 @@ class Versions:
             left = max(0.0, float(r["left"] or 0) / 1000)
             message = (f"another writer is writing repository {repo!r} into {self.store.location} "
                        f"(its lease ends in {left:.0f}s unless it renews it)")
-            if not self.store.wait_for_writers:
+            if not wait:
                 raise StoreBusy(message)
             if not announced:
                 log.warning("%s: waiting", message)

@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar
 from vitalrag.errors import InputError
 from vitalrag.graph import neo4j_queries as q
 from vitalrag.graph.neo4j import Neo4jStore, _chunks
+from vitalrag.graph.store import GraphStore
 from vitalrag.model import View
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,13 @@ class Neo4jViews:
 
     def __init__(self, store: Neo4jStore) -> None:
         self.store = store
+
+    @classmethod
+    def of(cls, store: GraphStore) -> Neo4jViews:
+        """The views of ``store``, which must be a Neo4j store."""
+        if not isinstance(store, Neo4jStore):
+            raise InputError(f"{store.location} is not a Neo4j store")
+        return cls(store)
 
     # -- metadata -----------------------------------------------------------------
     def models(self) -> dict[str, RepoModel]:

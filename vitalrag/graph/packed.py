@@ -451,7 +451,8 @@ class PackedGraph:
     def snapshot(self) -> AbstractContextManager[None]:
         return nullcontext()
 
-    def writing(self, repos: Iterable[str] = ()) -> AbstractContextManager[None]:
+    def writing(self, repos: Iterable[str] = (), *, wait: bool = False,
+                staged: Any = None) -> AbstractContextManager[None]:
         raise StoreError(f"{self.location} was opened to read one snapshot; open it with MemoryStore to write")
 
     def _read_only(self, *args: Any, **kwargs: Any) -> None:

@@ -11,10 +11,13 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from vitalrag.errors import InputError
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, file_id, split_lines
+
+if TYPE_CHECKING:
+    from vitalrag.graph.version import Staged, Version
 
 Direction = Literal["out", "in", "both"]
 
@@ -80,10 +83,15 @@ class GraphStore(Protocol):
 
     def close(self) -> None: ...
 
-    def writing(self, repos: Iterable[str] = ()) -> AbstractContextManager[None]:
+    def writing(self, repos: Iterable[str] = (), *, wait: bool = False,
+                staged: Staged | None = None) -> AbstractContextManager[None]:
         """A block whose writes readers see together at its end (a server store writes
         a new version of ``repos`` and of any repository the block writes to, and
-        switches to it); a block that fails leaves what readers see as it was."""
+        switches to it); a block that fails leaves what readers see as it was.
+        ``wait``: a server store waits for another writer of a repository instead of
+        failing (``StoreBusy``); ``staged``: an index run's snapshots, which an
+        embedded store's ``save`` in the block joins (its commit switches the graph
+        and the retrieval snapshot at once) instead of switching on its own."""
 
     def snapshot(self) -> AbstractContextManager[None]:
         """A block whose reads all see one version of each repository."""
@@ -201,22 +209,27 @@ def is_server_uri(location: str) -> bool:
 
 
 def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True,
-               held: bool = False) -> GraphStore:
+               held: bool = False, write: bool = False, version: Version | None = None) -> GraphStore:
     """Open a store: a ``neo4j://`` / ``bolt://`` URI, or an index folder
     (default ``$VITALRAG_STORE`` or ``.vitalrag`` in the current directory).
     ``held``: a server store's reads all see one version of each repository (for a
     one-shot command; see ``Neo4jStore``); an index folder opened ``held`` and not
-    ``create`` is read by the piece (``graph.packed``), for a one-shot command."""
+    ``create`` is read by the piece (``graph.packed``), for a one-shot command.
+    ``write``: for a writer that holds the folder's writer lock (a graph that
+    cannot be read is built again: ``memory.open_writable``). ``version``: the
+    graph snapshot of that version of the folder (one a reader read once)."""
     loc = os.fspath(location) if location is not None else os.environ.get("VITALRAG_STORE", DEFAULT_STORE)
     if is_server_uri(loc):
         from vitalrag.graph.neo4j import Neo4jStore
 
         return Neo4jStore.from_uri(loc, held=held)
-    from vitalrag.graph.memory import MemoryStore, open_snapshot
+    from vitalrag.graph.memory import MemoryStore, open_snapshot, open_writable
 
+    if write:
+        return open_writable(loc)
     if held and not create:
-        return open_snapshot(loc)
-    return MemoryStore.open(loc, create=create)
+        return open_snapshot(loc, version)
+    return MemoryStore.open(loc, create=create, version=version)
 
 
 def hops(start: Sequence[NodeId], adjacent: Callable[[list[NodeId]], Mapping[NodeId, Sequence[NodeId]]],

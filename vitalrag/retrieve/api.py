@@ -82,11 +82,10 @@ def open_pair(store_location: str, folder: Path, *, held: bool = False) -> tuple
         except BaseException:
             store.close()
             raise
-    from vitalrag.graph.memory import MemoryStore, open_snapshot
 
     def load(version: Version) -> tuple[GraphStore, ViewIndex]:
         # a one-shot reader reads the graph by the piece; a server loads it whole
-        store = open_snapshot(folder, version) if held else MemoryStore.open(folder, create=False, version=version)
+        store = open_store(folder, create=False, held=held, version=version)
         try:
             views = SnapshotViews.open(folder, version) if held else RetrievalIndex.load(folder, version=version)
         except BaseException:

@@ -77,9 +77,6 @@ from vitalrag.retrieve.index import Hits, RetrievalIndex
 from vitalrag.retrieve.sparse import SparseIndex, bm25_rescore
 from vitalrag.kernel.text import code_tokens
 
-if TYPE_CHECKING:
-    from vitalrag.graph.neo4j import Neo4jStore
-
 log = logging.getLogger(__name__)
 
 #: a filter keeping fewer than 1/NARROW of an index's views is searched exactly
@@ -97,14 +94,6 @@ EXACT_CACHE_BYTES = 256 * 2**20
 EXACT_VIEWS = 50_000
 
 Progress = Callable[[str, int, int], None]
-
-
-def _neo4j(store: GraphStore) -> Neo4jStore:
-    from vitalrag.graph.neo4j import Neo4jStore
-
-    if not isinstance(store, Neo4jStore):
-        raise InputError(f"{store.location} is not a Neo4j store")
-    return store
 
 
 class ServerIndex:
@@ -127,7 +116,7 @@ class ServerIndex:
     @classmethod
     def open(cls, store: GraphStore) -> ServerIndex | None:
         """The store's views, or None when it holds none."""
-        index = cls(Neo4jViews(_neo4j(store)))
+        index = cls(Neo4jViews.of(store))
         return index if index.models() else None
 
     def models(self) -> dict[str, RepoModel]:
@@ -318,7 +307,7 @@ def _deepening(search: Callable[[int], Found[H]], k: int, first: int) -> list[H]
 
 def repos_with_views(store: GraphStore) -> list[str]:
     """The repositories of a Neo4j store that have retrieval views."""
-    return sorted(Neo4jViews(_neo4j(store)).models())
+    return sorted(Neo4jViews.of(store).models())
 
 
 def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | None = None,
@@ -326,7 +315,7 @@ def push_views(store: GraphStore, index: RetrievalIndex, repos: Sequence[str] | 
     """Write the views of ``repos`` (default: every repository of ``index``) with
     their embeddings into a Neo4j store; views of repositories the store's graph
     no longer holds are removed."""
-    views = Neo4jViews(_neo4j(store))
+    views = Neo4jViews.of(store)
     by_repo: dict[str, list[int]] = defaultdict(list)
     for i, v in enumerate(index.views):
         by_repo[v.repo].append(i)
@@ -354,7 +343,7 @@ def pull_views(store: GraphStore, folder: str | Path, repos: Sequence[str] | Non
     A view whose hash matches the local one keeps its local vector; the others are
     read from the server. With ``staged``, the switch to it is left to its commit.
     Returns the index and how many views were read."""
-    views = Neo4jViews(_neo4j(store))
+    views = Neo4jViews.of(store)
     models = views.models()
     wanted = list(repos) if repos is not None else sorted(models)
     missing = [r for r in wanted if r not in models]
