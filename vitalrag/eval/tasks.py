@@ -30,7 +30,7 @@ import json
 import logging
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from vitalrag.errors import InputError
 from vitalrag.kernel.files import replacing
 from vitalrag.eval.imports import FileImports, ImportParseError, read_imports
 from vitalrag.graph.store import GraphStore
+from vitalrag.kernel.progress import Progress
 from vitalrag.model import DEFINITION_KINDS, CodeObject, file_id
 
 log = logging.getLogger(__name__)
@@ -46,8 +47,6 @@ log = logging.getLogger(__name__)
 SETTINGS = ("cross_file_first", "cross_file_random")
 LANGUAGES = ("python", "java")
 HARD_FROM = 10
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True, slots=True)

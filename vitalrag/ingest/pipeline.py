@@ -29,9 +29,8 @@ from vitalrag.ingest.content import DEFAULT_CONTENT, check_content, handler
 from vitalrag.ingest.parallel import InProcess, ParseExecutor, ParsePool
 from vitalrag.ingest.parse import CacheTarget, source_text
 from vitalrag.ingest.walk import DEFAULT_MAX_BYTES, Skipped, SourceFile, WalkResult, walk_repository
+from vitalrag.kernel.progress import Progress
 from vitalrag.model import CodeObject, Edge, NodeId, UnresolvedRef, merge_edges
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ import os
 import re
 import socket
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -25,14 +25,13 @@ import numpy as np
 
 from vitalrag.errors import InputError, StoreCorrupt
 from vitalrag.kernel.files import replacing
+from vitalrag.kernel.progress import Progress
 from vitalrag.kernel.text import code_tokens
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}", "default"}
-
-Progress = Callable[[str, int, int], None]
 
 #: sentence-transformers models loaded in this process, by (source, device)
 _LOADED: dict[tuple[str, str, int | None], Any] = {}

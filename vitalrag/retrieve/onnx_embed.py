@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from vitalrag.kernel.files import replacing
+from vitalrag.kernel.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -231,7 +232,7 @@ class OnnxEmbedder:
             self._dim = int(self.encode(["x"]).shape[1])
         return self._dim
 
-    def encode(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         session = self._load()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)

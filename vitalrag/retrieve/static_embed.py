@@ -23,13 +23,14 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from vitalrag.kernel.files import replacing_dir
+from vitalrag.kernel.progress import Progress
 from vitalrag.retrieve.dense import ModelLoadError
 from vitalrag.retrieve.onnx_embed import _digest
 
@@ -45,8 +46,6 @@ FILES = ("model.safetensors", "tokenizer.json", "config.json")
 
 _MODELS: dict[str, Any] = {}
 _LOCK = threading.Lock()
-
-Progress = Callable[[str, int, int], None]
 
 
 def static_path(model_dir: Path) -> Path:
