@@ -27,6 +27,7 @@ from vitalrag.allocate.render import full_rendering
 from vitalrag.allocate.source import ObjectSource
 from vitalrag.errors import InputError
 from vitalrag.kernel.files import replacing
+from vitalrag.kernel.progress import Progress
 from vitalrag.eval.metrics import auth_at_k, gold_survives, recall_at_k
 from vitalrag.eval.pool import DEFAULT_DEPTH, CachedGraphSource, FixedPool, Pool, RetrievedPool, bm25_rank
 from vitalrag.eval.repobench import lay_out, task_source, task_views
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[str, int, int], None]
 #: opens the graph of a task's repository: (repo, root) -> store
 StoreOpener = Callable[[str, str], GraphStore]
 
