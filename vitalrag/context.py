@@ -11,8 +11,7 @@ companion slot have something to choose from); the allocator (``vitalrag.allocat
 the paper's model) reads object text and same-file peers from the same store.
 The query and the settings are checked once, when their values are made, before
 any index is opened, so a message names the caller's mistake rather than a
-missing store. (``vitalrag.allocate.context`` and ``context_from`` still name
-these functions.)
+missing store.
 """
 
 from __future__ import annotations

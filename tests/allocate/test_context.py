@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from vitalrag.allocate import AllocationRecord, context, context_from, policy_names
-from vitalrag.context import DEFAULT_POOL, ContextSettings
+from vitalrag.allocate import AllocationRecord, policy_names
+from vitalrag.context import DEFAULT_POOL, ContextSettings, context, context_from
 from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
@@ -193,16 +193,11 @@ def test_the_default_cap_is_the_policys_own(tmp_path):
 
 
 def test_allocate_stays_below_retrieval_and_the_context_above_both():
-    """Importing the paper's model loads neither the retrievers nor ``vitalrag.context``
-    (``vitalrag.allocate.context`` is looked up on first use)."""
+    """Importing the paper's model loads neither the retrievers nor ``vitalrag.context``."""
     code = ("import sys, vitalrag.allocate; print(sorted(m for m in sys.modules "
             "if m.startswith(('vitalrag.retrieve', 'vitalrag.context', 'vitalrag.index'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-    import vitalrag.allocate
-    import vitalrag.context
-
-    assert vitalrag.allocate.context is vitalrag.context.context
 
 
 def test_each_policy_takes_the_options_it_has_from_the_settings(store_dir):

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from vitalrag.allocate import AllocationRecord, context, policy_names
+from vitalrag.allocate import AllocationRecord, policy_names
 from vitalrag.cli import context_commands, main
-from vitalrag.context import ContextSettings
+from vitalrag.context import ContextSettings, context
 from vitalrag.retrieve.query import Query
 from vitalrag.tokens import get_counter
 

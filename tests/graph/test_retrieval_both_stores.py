@@ -78,8 +78,7 @@ def test_repo_filters_every_retriever_and_the_context(store, repo, tmp_path):
             assert hits and {h.view.repo for h in hits} == {only}, retriever
         several = r.search("make an engine and run it", retriever=retriever, k=40, repo=[repo, other])
         assert {h.view.repo for h in several} == {repo, other}
-    from vitalrag.allocate import context_from
-    from vitalrag.context import ContextSettings
+    from vitalrag.context import ContextSettings, context_from
     from vitalrag.retrieve.query import Query
 
     result = context_from(r, Query.of("make an engine and run it", repo=other), ContextSettings(budget=2048))

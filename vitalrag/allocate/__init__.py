@@ -7,14 +7,10 @@ and how many tokens each gets (VITAL-RAG, arXiv 2607.26937, section 5).
     >>> result.record        # AllocationRecord: every view's fate, every slot's tokens
 
 Retrieving and then allocating (``context``) is ``vitalrag.context``, above
-this package and ``retrieve``; ``vitalrag.allocate.context`` and
-``context_from`` still name it (looked up on first use, so this package imports
-nothing above it).
+this package and ``retrieve``.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from vitalrag.allocate.api import allocate
 from vitalrag.allocate.base import Allocation, AllocationParams, AllocationRequest, Policy, token_authority
@@ -35,14 +31,7 @@ __all__ = [
     "POLICIES", "Allocation", "AllocationParams", "AllocationRecord", "AllocationRequest",
     "GraphObjectSource", "MappingObjectSource", "ObjectKey", "ObjectSource", "ObjectText",
     "Policy", "Rendering", "SlotRecord", "ViewDecision", "ViewObjectSource", "VitalPolicy",
-    "allocate", "context", "context_from", "get_policy", "identifier_tokens", "object_key",
+    "allocate", "get_policy", "identifier_tokens", "object_key",
     "policy_names", "quotient", "render_prefix", "render_window", "token_authority",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name in ("context", "context_from"):
-        import vitalrag.context
-
-        return getattr(vitalrag.context, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

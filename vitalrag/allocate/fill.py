@@ -205,9 +205,7 @@ class FillPolicy:
     def guaranteed(k: int, budget: int, b_min: int) -> int:
         """How many of the K slots get Eq. 4's shares: K, or fewer (at least one) when
         their mean share would be under two floors (K=4 at B=1,024; K=5 from 1,280
-        with b_min=128). The quick set of ``bench/context_quality.py`` at B=1,024:
-        K=5 kept 30.2% of the golds whole (entry 68.2%, file 94.9%), K=4 36.0%
-        (71.8%, 93.6%)."""
+        with b_min=128; ``docs/allocation.md`` says what it bought)."""
         if b_min <= 0:
             return k
         return min(k, max(1, budget // (2 * b_min)))
