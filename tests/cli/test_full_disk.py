@@ -24,7 +24,7 @@ from tests_support import make_python_tree
 
 from vitalrag.cli import main
 from vitalrag.graph.version import current
-from vitalrag.retrieve.index import PAUSE_BEFORE_RETRIEVAL_ENV
+from vitalrag.kernel import pause
 
 VITALRAG = [sys.executable, "-m", "vitalrag"]
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
@@ -79,7 +79,7 @@ def test_a_full_disk_is_one_line_and_failed_runs_fill_nothing(tmp_path, small_di
 
     # a writer killed with its new graph written and not switched to leaves it behind
     marker = tmp_path / "paused"
-    proc = _index(small, store, "small", "--force", env={PAUSE_BEFORE_RETRIEVAL_ENV: str(marker)})
+    proc = _index(small, store, "small", "--force", env=pause.env(pause.RETRIEVAL, marker))
     deadline = time.monotonic() + 120
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from vitalrag.retrieve.index import PAUSE_BEFORE_RETRIEVAL_ENV
+from vitalrag.kernel import pause
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
@@ -25,7 +25,7 @@ def _index(store: Path, *extra: str, env: dict[str, str] | None = None) -> subpr
 def test_index_reports_an_embed_phase_and_the_whole_wall_time(tmp_path):
     marker = tmp_path / "paused"
     started = time.monotonic()
-    proc = _index(tmp_path / "s", "--json", env={PAUSE_BEFORE_RETRIEVAL_ENV: str(marker)})
+    proc = _index(tmp_path / "s", "--json", env=pause.env(pause.RETRIEVAL, marker))
     while not marker.exists() and proc.poll() is None:
         time.sleep(0.02)
     time.sleep(1.0)  # a slow retrieval step: it must show in the total

@@ -15,7 +15,7 @@ from tests_support import pair_mismatch
 
 from vitalrag.errors import StoreNotFound
 from vitalrag.retrieve.api import Retriever
-from vitalrag.retrieve.index import PAUSE_BEFORE_RETRIEVAL_ENV
+from vitalrag.kernel import pause
 from vitalrag.serve.service import ContextService
 
 VITALRAG = [sys.executable, "-m", "vitalrag"]
@@ -32,7 +32,7 @@ def _release(repo: Path, i: int) -> None:
 def _index(repo: Path, store: Path, marker: Path | None = None) -> subprocess.Popen[str]:
     env = dict(os.environ)
     if marker is not None:
-        env[PAUSE_BEFORE_RETRIEVAL_ENV] = str(marker)
+        env.update(pause.env(pause.RETRIEVAL, marker))
     return subprocess.Popen([*VITALRAG, "index", str(repo), "--store", str(store), "--name", "r",
                              "--no-embed", "--workers", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)

@@ -23,7 +23,7 @@ from test_store_suite import Graph, obj
 from vitalrag.cli import main
 from vitalrag.errors import InputError, SchemaMismatch, StoreBusy
 from vitalrag.graph.memory import MemoryStore
-from vitalrag.graph.neo4j_versions import PAUSE_ENV
+from vitalrag.kernel import pause
 from vitalrag.model import View
 from vitalrag.retrieve.index import RetrievalIndex
 
@@ -97,13 +97,14 @@ def _which(seen: tuple[dict[str, Any], int], copies: dict[str, Any]) -> str:
 
 
 @pytest.mark.neo4j
-@pytest.mark.parametrize("where", ["@1", "@4", ""], ids=["first-batch", "mid-push", "before-switch"])
+@pytest.mark.parametrize("where", [pause.neo4j_write(1), pause.neo4j_write(4), pause.NEO4J_FLIP],
+                         ids=["first-batch", "mid-push", "before-switch"])
 def test_a_push_killed_anywhere_leaves_the_old_copy_whole(copies, neo4j_url, repo, open_neo4j, where, tmp_path,
                                                           monkeypatch):
     open_neo4j()  # purges the namespace at the end
     _cli("push", "--store", str(copies["v1"]["folder"]), "--to", neo4j_url, "--json")
     marker = tmp_path / "paused"
-    env = {**os.environ, PAUSE_ENV: f"{marker}{where}", "VITALRAG_NEO4J_BATCH": "25",
+    env = {**os.environ, **pause.env(where, marker), "VITALRAG_NEO4J_BATCH": "25",
            "VITALRAG_NEO4J_LEASE": "2"}
     proc = subprocess.Popen([sys.executable, "-m", "vitalrag", "push", "--store", str(copies["v2"]["folder"]),
                              "--to", neo4j_url], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -14,7 +14,8 @@ from tests_support import make_python_tree
 
 from vitalrag.graph import packed
 
-from vitalrag.graph.memory import PAUSE_BEFORE_RENAME_ENV, MemoryStore
+from vitalrag.graph.memory import MemoryStore
+from vitalrag.kernel import pause
 from vitalrag.graph.version import current
 from vitalrag.retrieve.api import Retriever
 
@@ -88,7 +89,7 @@ def test_kill_inside_the_graph_save_keeps_previous_index(tmp_path):
     (repo / "pkg" / "m3.py").write_text(
         (repo / "pkg" / "m3.py").read_text().replace('"""Function', '"""Changed function'))
     marker = tmp_path / "paused"
-    proc = _index(repo, store, env={PAUSE_BEFORE_RENAME_ENV: str(marker)})
+    proc = _index(repo, store, env=pause.env(pause.GRAPH_WRITTEN, marker))
     deadline = time.monotonic() + 120
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -14,7 +14,7 @@ from tests_support import pair_mismatch
 from vitalrag.errors import StoreNotFound
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.retrieve.api import Retriever
-from vitalrag.retrieve.index import PAUSE_BEFORE_RETRIEVAL_ENV
+from vitalrag.kernel import pause
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
 
@@ -59,7 +59,7 @@ def test_watch_swaps_graph_and_retrieval_together(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "vitalrag", "watch", str(repo), "--store", str(store),
                              "--name", "w", "--no-embed", "--debounce", "200"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, PAUSE_BEFORE_RETRIEVAL_ENV: str(marker)})
+                            env={**os.environ, **pause.env(pause.RETRIEVAL, marker)})
     pauses: list[set[str]] = []
 
     def functions() -> set[str]:
@@ -107,7 +107,7 @@ def test_watch_logs_the_real_time_of_a_step(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "vitalrag", "watch", str(repo), "--store", str(tmp_path / "idx"),
                              "--name", "w", "--no-embed", "--debounce", "200"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, PAUSE_BEFORE_RETRIEVAL_ENV: str(marker)})
+                            env={**os.environ, **pause.env(pause.RETRIEVAL, marker)})
     try:
         assert _wait_for(marker.exists)
         time.sleep(1.2)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -36,6 +35,7 @@ from vitalrag.errors import StoreCorrupt, StoreError, StoreNotFound
 from vitalrag.graph import packed
 from vitalrag.kernel.files import sync_folder
 from vitalrag.kernel.locks import folder_lock
+from vitalrag.kernel.pause import GRAPH_WRITTEN, pause
 from vitalrag.graph.store import Direction, GraphStore, HeldGraph, Span, edges_at, hops, sorted_export, spans_of
 from vitalrag.graph.version import Staged, Version, claim, current, load_consistent, runs, switch
 from vitalrag.model import (
@@ -50,16 +50,6 @@ from vitalrag.model import (
 log = logging.getLogger(__name__)
 
 _OBJECT_FIELD_SET = frozenset(CodeObject.__dataclass_fields__)
-#: tests only: a path that ``save`` creates once the new graph is written, before
-#: anything names it, and then waits, so a test can kill the writer there
-PAUSE_BEFORE_RENAME_ENV = "VITALRAG_TEST_PAUSE_BEFORE_RENAME"
-
-
-def _pause_for_tests() -> None:
-    marker = os.environ.get(PAUSE_BEFORE_RENAME_ENV)
-    if marker:
-        Path(marker).touch()
-        time.sleep(60)
 
 
 def open_snapshot(folder: str | os.PathLike[str], version: Version | None = None) -> GraphStore:
@@ -176,7 +166,7 @@ class MemoryStore:
                 # made here with the umask's mode (SQLite would make it 0644 whatever the umask)
                 os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
                 packed.write(path, payload)
-                _pause_for_tests()
+                pause(GRAPH_WRITTEN)
                 _sync(path)  # whole on disk before a switch names it
             except BaseException:
                 path.unlink(missing_ok=True)

@@ -21,15 +21,13 @@ the protocol around it:
   repository that comes ``grace`` seconds or more after the flip (the writer itself,
   with a grace of 0).
 
-``VITALRAG_TEST_PAUSE_NEO4J`` (tests only) names a marker file: a writer creates it
-and sleeps before its flip (``PATH``) or after its N-th write transaction
-(``PATH@N``), so a test can kill it there.
+A writer has two test pause points (``kernel.pause``): before its flip, and after
+the N-th write transaction of its block.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 import threading
 import time
@@ -37,18 +35,17 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vitalrag.errors import StoreBusy
 from vitalrag.graph import neo4j_queries as q
+from vitalrag.kernel.pause import NEO4J_FLIP, neo4j_write, pause
 
 if TYPE_CHECKING:
     from vitalrag.graph.neo4j import Neo4jStore
 
 log = logging.getLogger(__name__)
 
-PAUSE_ENV = "VITALRAG_TEST_PAUSE_NEO4J"
 #: rows deleted or reopened per transaction when collecting garbage
 GARBAGE_BATCH = 10_000
 
@@ -193,12 +190,12 @@ class Versions:
             raise StoreBusy(scope.lost)
 
     def wrote(self) -> None:
-        """After a write transaction of a block (the test pause point ``@N``)."""
+        """After a write transaction of a block (a test pause point)."""
         scope = self._scope
         if scope is None:
             return
         scope.writes += 1
-        _pause_for_tests(f"@{scope.writes}")
+        pause(neo4j_write(scope.writes))
 
     def _join(self, scope: _Scope, repos: Iterable[str]) -> None:
         for repo in sorted(set(repos) - scope.staged.keys()):
@@ -248,7 +245,7 @@ class Versions:
     def _flip(self, scope: _Scope) -> None:
         if not scope.staged:
             return
-        _pause_for_tests("")
+        pause(NEO4J_FLIP)
         self.check()
         rows = [{"repo": repo, "version": v} for repo, v in sorted(scope.staged.items())]
 
@@ -293,13 +290,3 @@ class Versions:
                 (r,) = self.store._write(statement, repo=repo, upto=upto, batch=GARBAGE_BATCH)
                 if int(r["n"]) < GARBAGE_BATCH:
                     break
-
-
-def _pause_for_tests(where: str) -> None:
-    value = os.environ.get(PAUSE_ENV)
-    if not value:
-        return
-    marker, _, at = value.partition("@")
-    if (f"@{at}" if at else "") == where:
-        Path(marker).touch()
-        time.sleep(60)
