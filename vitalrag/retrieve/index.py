@@ -40,6 +40,7 @@ import numpy as np
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreNotFound
 from vitalrag.kernel.locks import folder_lock
+from vitalrag.kernel.pause import RETRIEVAL, pause
 from vitalrag.graph.version import (
     Staged,
     Version,
@@ -62,11 +63,6 @@ log = logging.getLogger(__name__)
 RETRIEVAL_SCHEMA = 1
 VIEWS_FILE = viewfile.FILE
 
-#: tests only: a marker path that ``build`` creates once the views are built (an
-#: index run's graph is written by then) and before the snapshot is written; it
-#: then waits until the marker is removed (at most 60 s), so a test can kill the
-#: writer there or look at what readers see meanwhile
-PAUSE_BEFORE_RETRIEVAL_ENV = "VITALRAG_TEST_PAUSE_BEFORE_RETRIEVAL"
 
 
 Hits = list[tuple[View, float]]
@@ -286,7 +282,7 @@ class RetrievalIndex(_PositionSearch):
             cache.save((), displaced=held, limit=len(held) + len(cache.vectors))
         phase("embed")
         index = cls(root, views, sparse, dense, model)
-        _pause_for_tests()
+        pause(RETRIEVAL)
         index.save(staged)
         phase("snapshot")
         stats.seconds = time.perf_counter() - started
@@ -483,13 +479,3 @@ def _live_dense(root: Path) -> DenseIndex | None:
     except (StoreCorrupt, OSError) as exc:
         log.warning("not reusing the vectors of %s: %s", root, exc)
         return None
-
-
-def _pause_for_tests() -> None:
-    marker = os.environ.get(PAUSE_BEFORE_RETRIEVAL_ENV)
-    if marker:
-        Path(marker).touch()
-        deadline = time.monotonic() + 60
-        while os.path.exists(marker) and time.monotonic() < deadline:
-            time.sleep(0.02)
-
