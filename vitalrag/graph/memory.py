@@ -36,7 +36,7 @@ from vitalrag.graph import packed
 from vitalrag.kernel.files import sync_folder
 from vitalrag.kernel.locks import folder_lock
 from vitalrag.kernel.pause import GRAPH_WRITTEN, pause
-from vitalrag.graph.store import Direction, GraphStore, HeldGraph, Span, edges_at, hops, sorted_export, spans_of
+from vitalrag.graph.store import DerivedReads, Direction, GraphStore, HeldGraph, edges_at, hops
 from vitalrag.graph.version import Staged, Version, claim, current, load_consistent, runs, switch
 from vitalrag.model import (
     DEFINITION_KINDS,
@@ -89,7 +89,7 @@ def graph_path(folder: str | os.PathLike[str]) -> Path | None:
     return Path(folder) / name if name else None
 
 
-class MemoryStore:
+class MemoryStore(DerivedReads):
     """networkx ``MultiDiGraph`` keyed by node id, edge key = edge kind."""
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
@@ -425,13 +425,6 @@ class MemoryStore:
     def sources(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, str]:
         return {f: self._sources[f] for f in file_nodes if f in self._sources}
 
-    def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
-        return {f.id: self.find_objects(repo=f.repo, path=f.path)
-                for f in self.get_objects(file_nodes).values()}
-
-    def file_spans(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[Span]]:
-        return spans_of(self.file_objects(file_nodes))
-
     def get_meta(self, repo: str) -> dict[str, Any]:
         return dict(self._meta.get(repo, {}))
 
@@ -449,10 +442,6 @@ class MemoryStore:
                 edges[k] += 1
         return {"objects": dict(sorted(objects.items())), "edges": dict(sorted(edges.items())),
                 "unresolved": len(self.unresolved(repo))}
-
-    def export(self, repo: str | None = None) -> dict[str, Any]:
-        objs = self.find_objects(repo=repo)
-        return sorted_export(objs, self.find_edges(repo=repo), self.unresolved(repo))
 
     def held(self, repo: str) -> HeldGraph:
         """From the maps directly: no edge objects, no sorting (a re-index of Django

@@ -45,7 +45,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from vitalrag.errors import InputError, SchemaMismatch, StoreAuthError, StoreError, StoreUnavailable
 from vitalrag.graph import neo4j_queries as q
 from vitalrag.graph.neo4j_versions import Versions
-from vitalrag.graph.store import Direction, HeldGraph, Span, sorted_export
+from vitalrag.graph.store import DerivedReads, Direction, Span
 from vitalrag.model import (
     DEFINITION_KINDS,
     SCHEMA_VERSION,
@@ -214,7 +214,7 @@ class _ReadTransaction:
                 log.debug("closing the snapshot's transaction: %s", exc)
 
 
-class Neo4jStore:
+class Neo4jStore(DerivedReads):
     """A ``GraphStore`` on a Neo4j 5 server. Each write batch is one transaction."""
 
     def __init__(self, settings: Neo4jSettings, *, held: bool = False) -> None:
@@ -727,12 +727,6 @@ class Neo4jStore:
         else:
             objects, edges = tally(q.COUNT_REPO_OBJECTS), tally(q.COUNT_REPO_EDGES)
         return {"objects": objects, "edges": edges, "unresolved": len(self.unresolved(repo))}
-
-    def export(self, repo: str | None = None) -> dict[str, Any]:
-        return sorted_export(self.find_objects(repo=repo), self.find_edges(repo=repo), self.unresolved(repo))
-
-    def held(self, repo: str) -> HeldGraph:
-        return HeldGraph.of(self, repo)
 
     # -- allocation provenance -------------------------------------------------
     def write_allocation(self, record: AllocationRecord, allocation_id: str | None = None) -> str:

@@ -45,7 +45,7 @@ import orjson
 import zstandard
 
 from vitalrag.errors import SchemaMismatch, StoreCorrupt, StoreError
-from vitalrag.graph.store import Direction, HeldGraph, Span, edges_at, hops, sorted_export, spans_of
+from vitalrag.graph.store import DerivedReads, Direction, edges_at, hops
 from vitalrag.model import DEFINITION_KINDS, SCHEMA_VERSION, CodeObject, Edge, NodeId, UnresolvedRef
 
 #: the format of the packs (zstd-compressed JSON): the only one read
@@ -237,7 +237,7 @@ def read(path: Path) -> dict[str, Any]:
         con.close()
 
 
-class PackedGraph:
+class PackedGraph(DerivedReads):
     """A graph snapshot read by the piece, for one-shot readers (a CLI ``search``
     or ``context``): each read decodes only the packs of the objects it asks
     about. Reads that span the whole graph (listing objects by kind, counts,
@@ -405,13 +405,6 @@ class PackedGraph:
                 out[node] = text
         return out
 
-    def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
-        return {f.id: self.find_objects(repo=f.repo, path=f.path)
-                for f in self.get_objects(file_nodes).values()}
-
-    def file_spans(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[Span]]:
-        return spans_of(self.file_objects(file_nodes))
-
     def get_meta(self, repo: str) -> dict[str, Any]:
         if self._meta is None:
             rows = self._query("SELECT value FROM info WHERE key = 'meta'")
@@ -436,13 +429,6 @@ class PackedGraph:
             total["unresolved"] += c["unresolved"]
         return {"objects": dict(sorted(total["objects"].items())), "edges": dict(sorted(total["edges"].items())),
                 "unresolved": total["unresolved"]}
-
-    def export(self, repo: str | None = None) -> dict[str, Any]:
-        objs = self.find_objects(repo=repo)
-        return sorted_export(objs, self.find_edges(repo=repo), self.unresolved(repo))
-
-    def held(self, repo: str) -> HeldGraph:
-        return HeldGraph.of(self, repo)
 
     # -- GraphStore: the rest -------------------------------------------------------
     def close(self) -> None:

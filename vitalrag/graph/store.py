@@ -1,8 +1,11 @@
 """The ``GraphStore`` protocol every store implements, and ``open_store``.
 
-Stores are batch-first: writes take sequences, reads take sequences of ids.
-Both implementations must give the same answers; ``tests/graph`` runs one
-behavioural suite against each.
+A backend answers the primitives (``GraphBackend``: writes, and the reads only
+it can answer well); ``DerivedReads``, the base class of every store, answers
+the rest of ``GraphStore`` through them, and a store overrides one of those only
+where it has a faster way. Stores are batch-first: writes take sequences, reads
+take sequences of ids. Every store must give the same answers; ``tests/graph``
+runs one behavioural suite against each.
 """
 
 from __future__ import annotations
@@ -37,9 +40,8 @@ def spans_of(found: Mapping[NodeId, Sequence[CodeObject]]) -> dict[NodeId, list[
     return {f: [Span(o.id, o.kind, o.start_line, o.end_line) for o in objs] for f, objs in found.items()}
 
 
-@runtime_checkable
-class GraphStore(Protocol):
-    """Where the code graph lives. ``location`` is a folder or a server URI."""
+class GraphBackend(Protocol):
+    """What a backend must answer. ``location`` is a folder or a server URI."""
 
     location: str
 
@@ -151,6 +153,19 @@ class GraphStore(Protocol):
         """The text of each of ``file_nodes`` that has one (a server store reads them
         in one round trip)."""
 
+    def get_meta(self, repo: str) -> dict[str, Any]: ...
+
+    def repositories(self) -> list[str]: ...
+
+    def counts(self, repo: str | None = None) -> dict[str, Any]:
+        """``{"objects": {kind: n}, "edges": {kind: n}, "unresolved": n}``"""
+
+
+@runtime_checkable
+class GraphStore(GraphBackend, Protocol):
+    """Where the code graph lives: a backend's primitives, and the reads
+    ``DerivedReads`` answers from them."""
+
     def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
         """For each of ``file_nodes`` that exists, the objects of its file (the file
         node too), sorted by id: ``find_objects(repo=, path=)`` for many files at once."""
@@ -160,20 +175,13 @@ class GraphStore(Protocol):
         the files lies, what rendering reads to find a class's members (a server
         sends this in a fraction of the whole objects' size)."""
 
-    def get_meta(self, repo: str) -> dict[str, Any]: ...
-
-    def repositories(self) -> list[str]: ...
-
-    def counts(self, repo: str | None = None) -> dict[str, Any]:
-        """``{"objects": {kind: n}, "edges": {kind: n}, "unresolved": n}``"""
-
     def export(self, repo: str | None = None) -> dict[str, Any]:
         """Sorted nodes (with every property), edges and unresolved references:
         two stores holding the same graph export equal values."""
 
     def held(self, repo: str) -> HeldGraph:
         """What the store holds of ``repo``, keyed for a re-index to compare with
-        (``graph.delta``): ``HeldGraph.of(self, repo)``, or faster."""
+        (``graph.delta``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,11 +195,28 @@ class HeldGraph:
     unresolved: dict[tuple[NodeId, str, str, int], str]
 
     @classmethod
-    def of(cls, store: GraphStore, repo: str) -> HeldGraph:
+    def of(cls, store: GraphBackend, repo: str) -> HeldGraph:
         """Through the store's reads (what a store without a faster way returns)."""
         return cls({o.id: o for o in store.find_objects(repo=repo)},
                    {e.key: e.lines for e in store.find_edges(repo=repo)},
                    {u.key: u.reason for u in store.unresolved(repo)})
+
+
+class DerivedReads:
+    """The base class of every store: the reads of ``GraphStore`` beyond a
+    backend's primitives, answered through them."""
+
+    def file_objects(self: GraphBackend, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
+        return {f.id: self.find_objects(repo=f.repo, path=f.path) for f in self.get_objects(file_nodes).values()}
+
+    def file_spans(self: GraphStore, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[Span]]:
+        return spans_of(self.file_objects(file_nodes))
+
+    def export(self: GraphBackend, repo: str | None = None) -> dict[str, Any]:
+        return sorted_export(self.find_objects(repo=repo), self.find_edges(repo=repo), self.unresolved(repo))
+
+    def held(self: GraphBackend, repo: str) -> HeldGraph:
+        return HeldGraph.of(self, repo)
 
 
 def known_repositories(store: GraphStore, names: Iterable[str]) -> list[str]:
