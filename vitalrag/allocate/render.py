@@ -115,10 +115,7 @@ def render_prefix(obj: ObjectText, budget: int, counter: TokenCounter, *,
                   full: Rendering | None = None) -> Rendering:
     """The descriptor and the object's lines from its first line, as many whole
     lines as fit in ``budget``: how the controls clip, without a query."""
-    full = full or full_rendering(obj, counter)
-    if full.tokens <= budget:
-        return full
-    return _grow(obj, budget, counter, full, 0, None)
+    return render_window(obj, frozenset(), budget, counter, full=full)
 
 
 def _without_leading_blanks(obj: ObjectText) -> ObjectText:
