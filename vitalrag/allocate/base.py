@@ -122,13 +122,12 @@ class Policy(Protocol):
     @property
     def description(self) -> str: ...
 
+    #: the per-object cap when the caller names none
     @property
-    def b_obj(self) -> int:
-        """The per-object cap when the caller names none."""
+    def b_obj(self) -> int: ...
 
     def with_options(self, *, tests: str, line_numbers: bool) -> Policy:
-        """This policy showing tests (``TESTS_MODES``) and line numbers as asked,
-        where it has a choice."""
+        """This policy showing tests and line numbers as asked, where it has a choice."""
 
     def allocate(self, request: AllocationRequest) -> Allocation: ...
 

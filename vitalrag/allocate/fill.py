@@ -294,7 +294,7 @@ class _Run:
                     rest.remove(c)
 
         pick = companion(placeable(), SameFile([c.group for c in core], peers), self.request.query_tokens,
-                         gate=True)
+                         gate=True, why={})
         if pick is not None:
             slot = _Slot(of_key[pick.group.key], pick.role, pick.reason)
         elif rest:

@@ -106,11 +106,10 @@ NO_COMPANION = "fill: no remaining object qualifies as a companion; best remaini
 
 
 def companion(candidates: Iterable[ObjectGroup], same_file: SameFile, query_tokens: frozenset[str], *,
-              gate: bool, why: dict[ObjectKey, str] | None = None) -> Selected | None:
+              gate: bool, why: dict[ObjectKey, str]) -> Selected | None:
     """The first of ``candidates`` in the file of a core object (Eq. 3) that,
     when ``gate``, shares an identifier with the query; ``why`` collects why
     each one passed over is not a companion."""
-    why = {} if why is None else why
     for g in candidates:
         host = same_file.host(g)
         if host is None:
