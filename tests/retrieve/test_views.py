@@ -62,3 +62,30 @@ def test_long_bodies_are_sliced(tmp_path):
     index_repository(tmp_path, store, name="l", workers=1)
     slices = [(v.start_line, v.end_line) for v in build_views(store, "l") if v.kind == "slice"]
     assert slices == [(1, 40), (31, 70), (61, 100), (91, 102)]
+
+
+def test_a_headers_declarations_get_short_windows_of_their_own(tmp_path):
+    """cJSON.h: a prototype makes no object (its definition in cJSON.c is the
+    object), so a header's declarations are found through windows; 30 lines of
+    prototypes are one window that loses to every call site in BM25, so the lines
+    outside a header's definitions get short ones."""
+    from vitalrag.graph.memory import MemoryStore
+    from vitalrag.ingest import index_repository
+
+    protos = "".join(f"/* Frees item {i}. */\nvoid item_free_{i}(int *p);\n\n" for i in range(12))
+    inline = "static inline int twice(int x)\n{\n" + "".join(f"    x += {i};\n" for i in range(40)) + "    return x;\n}\n"
+    (tmp_path / "lib.h").write_text(protos + inline)
+    (tmp_path / "lib.c").write_text('#include "lib.h"\n\nvoid item_free_3(int *p)\n{\n    *p = 0;\n}\n'
+                                    + "".join(f"/* note {i} */\n" for i in range(14)))
+    store = MemoryStore(tmp_path / "idx")
+    index_repository(tmp_path, store, name="c", workers=1)
+    config = ViewConfig()
+    windows = [v for v in build_views(store, "c", config=config) if v.kind == "window"]
+    header = [v for v in windows if v.path == "lib.h"]
+    of_file = [v for v in header if v.object_id == "c:lib.h"]
+    assert of_file and all(v.end_line - v.start_line + 1 <= config.declaration_lines for v in of_file)
+    assert any("item_free_3" in v.text and "Frees item 3" in v.text for v in of_file)
+    # inside a definition, and in a source file, windows keep their size
+    assert any(v.object_id == "c:lib.h:twice" and v.end_line - v.start_line + 1 == config.window_lines
+               for v in header)
+    assert [(v.start_line, v.end_line) for v in windows if v.path == "lib.c"] == [(1, 20)]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vitalrag.graph.store import GraphStore
 from vitalrag.kernel.paths import is_test_path
@@ -35,6 +35,9 @@ class ViewConfig:
     slice_stride: int = 30
     window_lines: int = 30
     window_stride: int = 15
+    #: the windows over a C or C++ header's lines outside its definitions
+    declaration_lines: int = 8
+    declaration_stride: int = 4
     call_context: int = 1  # lines of context around a call site
 
 
@@ -122,6 +125,10 @@ def window_views(repo: str, path: str, lines: list[str], defs: Sequence[CodeObje
     return out
 
 
+#: C and C++ headers (``.h`` read as either)
+_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
+
+
 def _windowed_text(language: str) -> bool:
     """Is ``language`` a text format read as line windows (not split into sections)?"""
     fmt = BY_NAME.get(language)
@@ -159,8 +166,17 @@ def build_views(store: GraphStore, repo: str, *, paths: Iterable[str] | None = N
         defs = by_path.get(path, [])
         for obj in defs:
             views.extend(object_views(obj, lines, config))
-        views.extend(window_views(repo, path, lines, defs, file_id(repo, path), config,
-                                  "text" if path in windowed else "window"))
+        fid = file_id(repo, path)
+        if path.endswith(_HEADERS):
+            # a header's lines outside its definitions are declarations: prototypes,
+            # each with its doc comment, found by short windows
+            views.extend(v for v in window_views(repo, path, lines, defs, fid, config) if v.object_id != fid)
+            views.extend(v for v in window_views(repo, path, lines, defs, fid, replace(
+                config, window_lines=config.declaration_lines, window_stride=config.declaration_stride))
+                if v.object_id == fid)
+        else:
+            views.extend(window_views(repo, path, lines, defs, fid, config,
+                                      "text" if path in windowed else "window"))
 
     calls: list[Edge] = store.find_edges(repo=repo, kind="CALLS")
     tests: list[Edge] = store.find_edges(repo=repo, kind="TESTS")
