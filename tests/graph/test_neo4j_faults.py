@@ -243,7 +243,7 @@ def test_reads_in_a_snapshot_share_one_read_transaction(open_neo4j, repo, monkey
     assert len(sessions) == 1 and own == []
     with store.snapshot():
         with pytest.raises(StoreError, match="Neo4j"):
-            store._read("RETURN 1 / 0 AS x")
+            store.read("RETURN 1 / 0 AS x")
         assert own == ["RETURN 1 / 0 AS x"]
         assert store.get_objects([g.id]) == expected[0]
     assert len(sessions) == 3 and len(own) == 1

@@ -327,14 +327,14 @@ def test_the_vector_index_is_searched_with_a_wide_beam_and_only_the_kept_views_r
     index = ServerIndex(Neo4jViews(store))
     asked: list[int] = []
     read: list[int] = []
-    rows, by_id = store._read_rows, index.views.by_id
+    rows, by_id = store.read_rows, index.views.by_id
 
     def search(query: str, **params: object) -> list:
         if query == q.SEARCH_VIEWS_VECTOR:
             asked.append(params["n"])  # type: ignore[arg-type]
         return rows(query, **params)
 
-    monkeypatch.setattr(store, "_read_rows", search)
+    monkeypatch.setattr(store, "read_rows", search)
     monkeypatch.setattr(index.views, "by_id", lambda ids, pin: (read.append(len(ids)), by_id(ids, pin))[1])
     vector = make_embedder(MODEL).encode(["make an engine and run it"])[0]
     models = {m.repo: m.views for m in index.models().values()}
@@ -367,14 +367,14 @@ def test_a_search_over_few_views_is_exact_and_over_many_asks_the_vector_index(ne
              "--index-dir", str(tmp_path / "build"), "--json")
     index = ServerIndex(Neo4jViews(store))
     asked: list[int] = []
-    rows = store._read_rows
+    rows = store.read_rows
 
     def search(query: str, **params: object) -> list:
         if query == q.SEARCH_VIEWS_VECTOR:
             asked.append(params["n"])  # type: ignore[arg-type]
         return rows(query, **params)
 
-    monkeypatch.setattr(store, "_read_rows", search)
+    monkeypatch.setattr(store, "read_rows", search)
     vector = make_embedder(MODEL).encode(["make an engine and run it"])[0]
     views = sum(m.views for m in index.models().values())
     with store.snapshot():

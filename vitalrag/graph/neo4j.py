@@ -285,7 +285,7 @@ class Neo4jStore(DerivedReads):
             params["pin"] = self._versions.pins()
         return unlogged(params)
 
-    def _read(self, query: str, **params: Any) -> list[Any]:
+    def read(self, query: str, **params: Any) -> list[Any]:
         params = self._params(query, params)
         reading = self._reading.get()
         if reading is not None:
@@ -299,14 +299,14 @@ class Neo4jStore(DerivedReads):
             )
         return list(result.records)
 
-    def _read_rows(self, query: str, **params: Any) -> list[Any]:
+    def read_rows(self, query: str, **params: Any) -> list[Any]:
         """The rows of a read that returns them all as one record's ``rows`` (a
         ``collect`` of maps): hundreds of records cost the driver about 20 µs each
         (a read of 266 objects took 9.2 ms as records, 5.6 ms as one)."""
-        records = self._read(query, **params)
+        records = self.read(query, **params)
         return records[0]["rows"] if records else []
 
-    def _write(self, query: str, **params: Any) -> list[Any]:
+    def write(self, query: str, **params: Any) -> list[Any]:
         params = self._params(query, params)
         with self._errors():
             result = self._driver.execute_query(
@@ -315,10 +315,10 @@ class Neo4jStore(DerivedReads):
             )
         return list(result.records)
 
-    def _write_data(self, query: str, **params: Any) -> list[Any]:
+    def write_data(self, query: str, **params: Any) -> list[Any]:
         """One write transaction of the version being written."""
         self._versions.check()
-        records = self._write(query, **params)
+        records = self.write(query, **params)
         self._versions.wrote()
         return records
 
@@ -333,9 +333,9 @@ class Neo4jStore(DerivedReads):
         self._commit_data(work)
 
     def _write_rows(self, query: str, rows: Sequence[dict[str, Any]]) -> None:
-        self._write_grouped([(query, row) for row in rows])
+        self.write_grouped([(query, row) for row in rows])
 
-    def _write_grouped(self, rows: Sequence[tuple[str, dict[str, Any]]],
+    def write_grouped(self, rows: Sequence[tuple[str, dict[str, Any]]],
                        check: Any = None, writers: int | None = None) -> None:
         """Write ``(query, row)`` pairs in batches of ``batch_size`` rows, each batch
         one transaction running one ``UNWIND`` per distinct query in it, up to
@@ -364,7 +364,7 @@ class Neo4jStore(DerivedReads):
 
     def _commit_data(self, work: Callable[[Any], None]) -> None:
         self._versions.check()
-        self._commit(work)
+        self.commit(work)
         self._versions.wrote()
 
     def _commit_all(self, works: Sequence[Callable[[Any], None]], writers: int) -> None:
@@ -392,13 +392,13 @@ class Neo4jStore(DerivedReads):
             if failure is not None:
                 raise failure
 
-    def _commit(self, work: Callable[[Any], None]) -> None:
+    def commit(self, work: Callable[[Any], None]) -> None:
         """Run ``work`` in one write transaction on a session of its own."""
         with self._errors(), self._driver.session(database=self.settings.database) as session:
             session.execute_write(work)
 
     def _check_schema_version(self) -> None:
-        records = self._read(q.GET_SCHEMA_VERSION)
+        records = self.read(q.GET_SCHEMA_VERSION)
         if not records:
             return
         version, layout = records[0]["version"], records[0]["layout"]
@@ -410,14 +410,14 @@ class Neo4jStore(DerivedReads):
         # the version is written only after the constraints and indexes exist
         self._schema_ready = True
 
-    def _ensure_schema(self) -> None:
+    def ensure_schema(self) -> None:
         """Constraints and indexes before the first write (each lookup relies on them)."""
         if self._schema_ready:
             return
         for statement in q.SCHEMA:
-            self._write(statement)
-        self._write(q.SCHEMA_AWAIT)
-        self._write(q.SET_SCHEMA_VERSION, version=SCHEMA_VERSION, layout=q.LAYOUT)
+            self.write(statement)
+        self.write(q.SCHEMA_AWAIT)
+        self.write(q.SET_SCHEMA_VERSION, version=SCHEMA_VERSION, layout=q.LAYOUT)
         self._schema_ready = True
 
     # -- versions -------------------------------------------------------------
@@ -481,7 +481,7 @@ class Neo4jStore(DerivedReads):
         with self.writing({o.repo for o in latest.values()}):
             # a replaced object's links are copied to its new node: one batch at a time,
             # so two batches never copy the two ends of one edge past each other
-            self._write_grouped(rows, writers=None if fresh else 1)
+            self.write_grouped(rows, writers=None if fresh else 1)
         log.debug("wrote %d objects to %s", len(latest), self.location)
 
     def upsert_edges(self, edges: Sequence[Edge], *, fresh: bool = False) -> None:
@@ -496,7 +496,7 @@ class Neo4jStore(DerivedReads):
             # an edge whose end is missing writes nothing: name it, and roll back
             if record is None or record["written"] != len(batch):
                 ends = sorted({r[end] for r in batch for end in ("source", "target")})
-                found = {r["id"] for r in self._read(q.MISSING_OBJECTS, ids=ends)}
+                found = {r["id"] for r in self.read(q.MISSING_OBJECTS, ids=ends)}
                 for r in batch:
                     for end in ("source", "target"):
                         if r[end] in found:
@@ -504,7 +504,7 @@ class Neo4jStore(DerivedReads):
                 raise StoreError("edges were not all written (a node was deleted concurrently?)")
 
         with self.writing({self._versions.repo_of(e.source) for e in latest.values()}):
-            self._write_grouped(rows, check)
+            self.write_grouped(rows, check)
         log.debug("wrote %d edges to %s", len(latest), self.location)
 
     def upsert_unresolved(self, refs: Sequence[UnresolvedRef], *, fresh: bool = False) -> None:
@@ -531,10 +531,10 @@ class Neo4jStore(DerivedReads):
                 batch.append({"key": node, "repo": repo, "props": {"id": node, "repo": repo, "text": text}})
                 size += len(text)
                 if len(batch) >= self.settings.batch_size or size >= SOURCE_BATCH_CHARS:
-                    self._write_data(q.PUT_SOURCES, rows=batch)
+                    self.write_data(q.PUT_SOURCES, rows=batch)
                     batch, size = [], 0
             if batch:
-                self._write_data(q.PUT_SOURCES, rows=batch)
+                self.write_data(q.PUT_SOURCES, rows=batch)
 
     def set_meta(self, repo: str, meta: Mapping[str, Any]) -> None:
         try:
@@ -542,7 +542,7 @@ class Neo4jStore(DerivedReads):
         except (TypeError, ValueError) as exc:
             raise InputError(f"metadata of {repo!r} is not JSON: {exc}") from exc
         with self.writing([repo]):
-            self._write_data(q.SET_META, rows=[{"key": repo, "repo": repo, "props": {"repo": repo, "json": text}}])
+            self.write_data(q.SET_META, rows=[{"key": repo, "repo": repo, "props": {"repo": repo, "json": text}}])
 
     def delete_objects(self, ids: Sequence[NodeId]) -> None:
         unique = list(dict.fromkeys(ids))
@@ -569,7 +569,7 @@ class Neo4jStore(DerivedReads):
             return
         with self.writing({self._versions.repo_of(k[0]) for k in unique}):
             for chunk in _chunks([_unresolved_key(k) for k in unique], self.settings.batch_size):
-                self._write_data(q.DELETE_UNRESOLVED, keys=list(chunk))
+                self.write_data(q.DELETE_UNRESOLVED, keys=list(chunk))
 
     def delete_files(self, repo: str, paths: Sequence[str]) -> None:
         unique = list(dict.fromkeys(paths))
@@ -578,22 +578,22 @@ class Neo4jStore(DerivedReads):
         with self.writing([repo]):
             # one batch after another: concurrent DETACH DELETEs of linked nodes deadlock
             for chunk in _chunks(unique, DELETE_BATCH_PATHS):
-                ids = [r["id"] for r in self._read(q.FILE_OBJECT_IDS, repo=repo, paths=list(chunk))]
+                ids = [r["id"] for r in self.read(q.FILE_OBJECT_IDS, repo=repo, paths=list(chunk))]
                 if ids:
                     self._write_statements(q.DELETE_OBJECTS, ids=ids)
 
     def delete_repository(self, repo: str) -> None:
         with self.writing([repo]):
-            paths = [r["path"] for r in self._read(q.REPOSITORY_PATHS, repo=repo)]
+            paths = [r["path"] for r in self.read(q.REPOSITORY_PATHS, repo=repo)]
             self.delete_files(repo, paths)
-            self._write_data(q.DELETE_META, repo=repo)
+            self.write_data(q.DELETE_META, repo=repo)
 
     # -- reads ----------------------------------------------------------------
     def get_objects(self, ids: Iterable[NodeId]) -> dict[NodeId, CodeObject]:
         wanted = list(dict.fromkeys(ids))
         found: dict[NodeId, CodeObject] = {}
         for chunk in _chunks(wanted, self.settings.batch_size):
-            for r in self._read_rows(q.GET_OBJECTS, ids=list(chunk)):
+            for r in self.read_rows(q.GET_OBJECTS, ids=list(chunk)):
                 obj = CodeObject.from_dict(r["n"])
                 found[obj.id] = obj
         return {i: found[i] for i in wanted if i in found}
@@ -602,7 +602,7 @@ class Neo4jStore(DerivedReads):
                      path: str | None = None, name: str | None = None) -> list[CodeObject]:
         given = {"repo": repo, "kind": kind, "path": path, "name": name}
         params = {k: v for k, v in given.items() if v is not None}
-        records = self._read(q.find_objects(tuple(params)), **params)
+        records = self.read(q.find_objects(tuple(params)), **params)
         return sorted((CodeObject.from_dict(r["n"]) for r in records), key=lambda o: o.id)
 
     @staticmethod
@@ -622,7 +622,7 @@ class Neo4jStore(DerivedReads):
         params = {k: v for k, v in given.items() if v is not None}
         query = q.find_edges(types, repo=repo is not None, source=source is not None,
                              target=target is not None)
-        return self._edges(self._read(query, **params))
+        return self._edges(self.read(query, **params))
 
     def edges_of(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
                  direction: Direction = "both") -> list[Edge]:
@@ -632,7 +632,7 @@ class Neo4jStore(DerivedReads):
             return []
         query = q.edges_of(types, direction)
         records = [r for chunk in _chunks(wanted, self.settings.batch_size)
-                   for r in self._read(query, ids=list(chunk))]
+                   for r in self.read(query, ids=list(chunk))]
         return self._edges(records)
 
     def adjacent(self, ids: Iterable[NodeId], *, kinds: Sequence[str] | None = None,
@@ -644,7 +644,7 @@ class Neo4jStore(DerivedReads):
         query = q.adjacent(types, direction)
         found: dict[NodeId, set[NodeId]] = {}
         for chunk in _chunks(wanted, self.settings.batch_size):
-            for r in self._read(query, ids=list(chunk)):
+            for r in self.read(query, ids=list(chunk)):
                 found.setdefault(r["id"], set()).update(r["peers"])
         return {i: sorted(found[i]) for i in wanted if found.get(i)}
 
@@ -663,7 +663,7 @@ class Neo4jStore(DerivedReads):
             if not frontier:
                 break
             found = {r["id"] for chunk in _chunks(frontier, self.settings.batch_size)
-                     for r in self._read(hop_query, ids=list(chunk))}
+                     for r in self.read(hop_query, ids=list(chunk))}
             frontier = sorted(found - seen.keys())
             seen.update((n, hop) for n in frontier)
         return {n: h for n, h in sorted(seen.items()) if h > 0}
@@ -673,53 +673,53 @@ class Neo4jStore(DerivedReads):
         if not wanted:
             return {}
         peers: dict[NodeId, list[NodeId]] = {}
-        for r in self._read_rows(q.SAME_FILE, ids=wanted, kinds=sorted(DEFINITION_KINDS)):
+        for r in self.read_rows(q.SAME_FILE, ids=wanted, kinds=sorted(DEFINITION_KINDS)):
             defs = sorted(r["defs"])
             for i in r["ids"]:
                 peers[i] = [d for d in defs if d != i]
         return {i: peers[i] for i in wanted if i in peers}
 
     def unresolved(self, repo: str | None = None) -> list[UnresolvedRef]:
-        records = (self._read(q.ALL_UNRESOLVED) if repo is None
-                   else self._read(q.REPO_UNRESOLVED, repo=repo))
+        records = (self.read(q.ALL_UNRESOLVED) if repo is None
+                   else self.read(q.REPO_UNRESOLVED, repo=repo))
         return sorted((UnresolvedRef.from_dict(r["u"]) for r in records), key=lambda u: u.key)
 
     def source(self, file_node: NodeId) -> str | None:
-        records = self._read(q.GET_SOURCE, id=file_node)
+        records = self.read(q.GET_SOURCE, id=file_node)
         return records[0]["text"] if records else None
 
     def sources(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, str]:
         wanted = list(dict.fromkeys(file_nodes))
         return {r["id"]: r["text"] for chunk in _chunks(wanted, self.settings.batch_size)
-                for r in self._read(q.GET_SOURCES, ids=list(chunk)) if r["text"] is not None}
+                for r in self.read(q.GET_SOURCES, ids=list(chunk)) if r["text"] is not None}
 
     def file_objects(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[CodeObject]]:
         found: dict[NodeId, list[CodeObject]] = {}
         for chunk in _chunks(list(dict.fromkeys(file_nodes)), self.settings.batch_size):
-            for r in self._read_rows(q.FILE_OBJECTS, ids=list(chunk)):
+            for r in self.read_rows(q.FILE_OBJECTS, ids=list(chunk)):
                 found.setdefault(r["file"], []).append(CodeObject.from_dict(r["n"]))
         return {f: sorted(objs, key=lambda o: o.id) for f, objs in found.items()}
 
     def file_spans(self, file_nodes: Iterable[NodeId]) -> dict[NodeId, list[Span]]:
         found: dict[NodeId, list[Span]] = {}
         for chunk in _chunks(list(dict.fromkeys(file_nodes)), self.settings.batch_size):
-            for f, *span in self._read_rows(q.FILE_SPANS, ids=list(chunk)):
+            for f, *span in self.read_rows(q.FILE_SPANS, ids=list(chunk)):
                 found.setdefault(f, []).append(Span(*span))
         return {f: sorted(spans) for f, spans in found.items()}
 
     def get_meta(self, repo: str) -> dict[str, Any]:
-        records = self._read(q.GET_META, repo=repo)
+        records = self.read(q.GET_META, repo=repo)
         if not records:
             return {}
         data = json.loads(records[0]["json"])
         return dict(data) if isinstance(data, dict) else {}
 
     def repositories(self) -> list[str]:
-        return sorted(r["id"] for r in self._read(q.REPOSITORIES))
+        return sorted(r["id"] for r in self.read(q.REPOSITORIES))
 
     def counts(self, repo: str | None = None) -> dict[str, Any]:
         def tally(query: str) -> dict[str, int]:
-            records = self._read(query, repo=repo) if repo is not None else self._read(query)
+            records = self.read(query, repo=repo) if repo is not None else self.read(query)
             return {r["kind"]: r["n"] for r in sorted(records, key=lambda r: r["kind"])}
 
         if repo is None:
@@ -762,7 +762,7 @@ class Neo4jStore(DerivedReads):
                       "spans": json.dumps([list(span) for span in s.spans]), "reason": s.reason},
         } for s in record.slots]
         for statement in q.ALLOCATION_SCHEMA:
-            self._write(statement)
+            self.write(statement)
         pin = self.pins()
         with self._errors(), self._driver.session(database=self.settings.database) as session:
             def work(tx: Any) -> None:
@@ -776,7 +776,7 @@ class Neo4jStore(DerivedReads):
 
     def read_allocation(self, allocation_id: str) -> dict[str, Any] | None:
         """What ``write_allocation`` stored, for reports and tests."""
-        records = self._read(q.READ_ALLOCATION, id=allocation_id)
+        records = self.read(q.READ_ALLOCATION, id=allocation_id)
         if not records:
             return None
         r = records[0]
@@ -784,4 +784,4 @@ class Neo4jStore(DerivedReads):
                 "views": [x for x in r["views"] if x]}
 
     def delete_allocation(self, allocation_id: str) -> None:
-        self._write(q.DELETE_ALLOCATION, id=allocation_id)
+        self.write(q.DELETE_ALLOCATION, id=allocation_id)

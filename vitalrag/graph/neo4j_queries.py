@@ -133,7 +133,7 @@ SET_SCHEMA_VERSION = (
 # -- versions: pins, leases, the flip, garbage ------------------------------------------
 
 #: (reads that may give hundreds of rows return them as one record, ``rows``: a
-#: list of maps, read by ``Neo4jStore._read_rows``; the driver handles each record
+#: list of maps, read by ``Neo4jStore.read_rows``; the driver handles each record
 #: on its own, about 20 µs apiece)
 PINS = "MATCH (g:RepositoryVersion) RETURN collect({repo: g.repo, current: g.current}) AS rows"
 

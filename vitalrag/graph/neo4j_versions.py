@@ -42,7 +42,7 @@ from vitalrag.graph import neo4j_queries as q
 from vitalrag.kernel.pause import NEO4J_FLIP, neo4j_write, pause
 
 if TYPE_CHECKING:
-    from vitalrag.graph.neo4j import Neo4jStore
+    from vitalrag.graph.neo4j_session import Neo4jSession
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +74,9 @@ class _Scope:
 
 
 class Versions:
-    """The version protocol of one ``Neo4jStore``."""
+    """The version protocol of one Neo4j store (through its ``Neo4jSession``)."""
 
-    def __init__(self, store: Neo4jStore, *, held: bool = False) -> None:
+    def __init__(self, store: Neo4jSession, *, held: bool = False) -> None:
         self.store = store
         self._scope: _Scope | None = None
         self._snapshot: ContextVar[_Pin | None] = ContextVar(f"vitalrag_pin_{id(self)}", default=None)
@@ -111,7 +111,7 @@ class Versions:
         return versions
 
     def _read_pins(self) -> dict[str, int]:
-        return {r["repo"]: int(r["current"]) for r in self.store._read_rows(q.PINS)}
+        return {r["repo"]: int(r["current"]) for r in self.store.read_rows(q.PINS)}
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -173,7 +173,7 @@ class Versions:
         # again, so no writer of its own would ever collect it)
         graces: dict[str, float | None] = {repo: None for repo in sorted(scope.staged)}  # None: this store's
         try:
-            for r in self.store._read(q.DUE_ELSEWHERE, skip=sorted(scope.staged)):
+            for r in self.store.read(q.DUE_ELSEWHERE, skip=sorted(scope.staged)):
                 graces[r["repo"]] = float(r["grace"]) / 1000
         except Exception as exc:  # noqa: BLE001 - garbage waits for the next writer
             log.warning("could not look for versions due for collection (%s); the next write will", exc)
@@ -199,7 +199,7 @@ class Versions:
 
     def _join(self, scope: _Scope, repos: Iterable[str]) -> None:
         for repo in sorted(set(repos) - scope.staged.keys()):
-            self.store._ensure_schema()
+            self.store.ensure_schema()
             current = self._take_lease(scope.token, repo, scope.wait)
             scope.staged[repo] = current + 1
             if scope.renewer is None:
@@ -210,7 +210,7 @@ class Versions:
     def _take_lease(self, token: str, repo: str, wait: bool) -> int:
         announced = False
         while True:
-            (r,) = self.store._write(q.TAKE_LEASE, repo=repo, token=token, lease_ms=int(self.lease * 1000))
+            (r,) = self.store.write(q.TAKE_LEASE, repo=repo, token=token, lease_ms=int(self.lease * 1000))
             current = int(r["current"])
             if r["free"]:
                 if r["expired"]:
@@ -233,7 +233,7 @@ class Versions:
         while not scope.stop.wait(self.lease / 3):
             repos = list(scope.staged)
             try:
-                (r,) = self.store._write(q.RENEW_LEASES, repos=repos, token=scope.token,
+                (r,) = self.store.write(q.RENEW_LEASES, repos=repos, token=scope.token,
                                          lease_ms=int(self.lease * 1000))
             except Exception as exc:  # noqa: BLE001 - retried at the next tick; the flip checks the lease
                 log.warning("could not renew the write lease of %s: %s", ", ".join(repos), exc)
@@ -256,7 +256,7 @@ class Versions:
                 raise StoreBusy(f"lost the write lease of {', '.join(scope.staged)} on "
                                 f"{self.store.location} (another writer took it over): nothing was switched to")
 
-        self.store._commit(work)
+        self.store.commit(work)
         log.debug("switched %s", ", ".join(f"{r['repo']} to version {r['version']}" for r in rows))
 
     def _undo(self, scope: _Scope) -> None:
@@ -266,7 +266,7 @@ class Versions:
             for repo, version in sorted(scope.staged.items()):
                 self._garbage(repo, version - 1, ("unborn", "reopen"))
             if scope.staged:
-                self.store._write(q.RELEASE_LEASES, repos=list(scope.staged), token=scope.token)
+                self.store.write(q.RELEASE_LEASES, repos=list(scope.staged), token=scope.token)
         except Exception as exc:  # noqa: BLE001 - the error that failed the block is the one to raise
             log.warning("could not undo the unfinished write of %s (%s); the next writer will, once "
                         "its lease runs out", ", ".join(scope.staged), exc)
@@ -275,18 +275,18 @@ class Versions:
         """Delete what versions of ``repo`` flipped at least ``grace`` seconds ago
         (default: the store's) removed."""
         wait = self.grace if grace is None else grace
-        (r,) = self.store._read(q.DUE, repo=repo, grace_ms=int(wait * 1000)) or ({"due": None},)
+        (r,) = self.store.read(q.DUE, repo=repo, grace_ms=int(wait * 1000)) or ({"due": None},)
         due = r["due"]
         if due is None:
             return
         self._garbage(repo, int(due), ("ended",))
-        self.store._write(q.FORGET_FLIPS, repo=repo, upto=int(due))
+        self.store.write(q.FORGET_FLIPS, repo=repo, upto=int(due))
 
     def _garbage(self, repo: str, upto: int, kinds: tuple[str, ...]) -> None:
         statements = [q.garbage_edges(k) for k in kinds]
         statements += [q.garbage_nodes(label, k) for k in kinds for label in q.VERSIONED_LABELS]
         for statement in statements:
             while True:
-                (r,) = self.store._write(statement, repo=repo, upto=upto, batch=GARBAGE_BATCH)
+                (r,) = self.store.write(statement, repo=repo, upto=upto, batch=GARBAGE_BATCH)
                 if int(r["n"]) < GARBAGE_BATCH:
                     break

@@ -1,8 +1,8 @@
 """Retrieval views in the Neo4j store: written with their embeddings, searched
 through a native vector index and a fulltext index.
 
-``Neo4jViews`` wraps an open ``Neo4jStore`` (its driver, batching, error
-translation and versions); the statements and the layout are in
+``Neo4jViews`` works through a store's ``Neo4jSession`` (its statements,
+batching, error translation and versions); the statements and the layout are in
 ``neo4j_queries``. A repository's views are written incrementally: each view row
 carries a hash of what it holds (text, identifier, the model of its embedding),
 and a write removes the views that are gone or changed and creates the changed
@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar
 from vitalrag.errors import InputError
 from vitalrag.graph import neo4j_queries as q
 from vitalrag.graph.neo4j import Neo4jStore, _chunks
+from vitalrag.graph.neo4j_session import Neo4jSession
 from vitalrag.graph.store import GraphStore
 from vitalrag.model import View
 
@@ -80,9 +81,9 @@ def search_text(tokens: Iterable[str]) -> str:
 
 
 class Neo4jViews:
-    """The views of a ``Neo4jStore``: writes and searches."""
+    """The views of a Neo4j store: writes and searches."""
 
-    def __init__(self, store: Neo4jStore) -> None:
+    def __init__(self, store: Neo4jSession) -> None:
         self.store = store
 
     @classmethod
@@ -96,21 +97,21 @@ class Neo4jViews:
     def models(self) -> dict[str, RepoModel]:
         """Every repository with views, and the model they are embedded with."""
         return {r["repo"]: RepoModel(r["repo"], r["model"], r["dim"], int(r["views"] or 0))
-                for r in self.store._read(q.RETRIEVAL_META)}
+                for r in self.store.read(q.RETRIEVAL_META)}
 
     def count(self, repos: Sequence[str] | None = None) -> int:
         if repos is None:
-            return int(self.store._read(q.COUNT_VIEWS)[0]["n"])
-        return int(self.store._read(q.COUNT_REPO_VIEWS, repos=list(repos))[0]["n"])
+            return int(self.store.read(q.COUNT_VIEWS)[0]["n"])
+        return int(self.store.read(q.COUNT_REPO_VIEWS, repos=list(repos))[0]["n"])
 
     # -- writes ---------------------------------------------------------------------
-    def _ensure_schema(self, dim: int | None) -> None:
-        self.store._ensure_schema()
+    def ensure_schema(self, dim: int | None) -> None:
+        self.store.ensure_schema()
         for statement in q.VIEW_SCHEMA:
-            self.store._write(statement)
+            self.store.write(statement)
         if dim is not None:
-            self.store._write(q.view_vector_index(dim))
-        self.store._write(q.SCHEMA_AWAIT)
+            self.store.write(q.view_vector_index(dim))
+        self.store.write(q.SCHEMA_AWAIT)
 
     def write_repository(self, repo: str, views: Sequence[View], tokenize: Callable[[str], Sequence[str]],
                          vectors: Any | None, model: str | None,
@@ -123,7 +124,7 @@ class Neo4jViews:
         dim = int(vectors.shape[1]) if vectors is not None and len(views) else None
         if vectors is not None and len(vectors) != len(views):
             raise InputError(f"{len(views)} views of {repo} but {len(vectors)} embeddings")
-        self._ensure_schema(dim)
+        self.ensure_schema(dim)
         with self.store.writing([repo]):
             return self._write_views(repo, views, tokenize, vectors, model, dim, statistics)
 
@@ -151,14 +152,14 @@ class Neo4jViews:
         # a changed view is deleted and created again (its Dim label may change too)
         delete = gone + [r["props"]["id"] for _, r in rows if r["props"]["id"] in old]
         for chunk in _chunks(delete, self.store.settings.batch_size):
-            self.store._write_data(q.DELETE_VIEWS, ids=list(chunk))
+            self.store.write_data(q.DELETE_VIEWS, ids=list(chunk))
         if rows:
-            self.store._write_grouped(rows)
-        self.store._write_data(q.LINK_VIEWS, repo=repo)
+            self.store.write_grouped(rows)
+        self.store.write_data(q.LINK_VIEWS, repo=repo)
         meta: dict[str, Any] = {"repo": repo, "model": model if dim is not None else None, "dim": dim,
                                 "views": len(views), "tokens": statistics[1],
                                 "df": json.dumps(statistics[0], separators=(",", ":"))}
-        self.store._write_data(q.SET_RETRIEVAL_META, rows=[{"key": repo, "repo": repo, "props": meta}])
+        self.store.write_data(q.SET_RETRIEVAL_META, rows=[{"key": repo, "repo": repo, "props": meta}])
         log.debug("views of %s: %d written, %d deleted, %d kept", repo, len(rows), len(gone),
                   len(views) - len(rows))
         return ViewWrite(repo, len(rows), len(gone), len(views) - len(rows))
@@ -171,19 +172,19 @@ class Neo4jViews:
             for repo in repos:
                 ids = list(self.hashes(repo))
                 for chunk in _chunks(ids, self.store.settings.batch_size):
-                    self.store._write_data(q.DELETE_VIEWS, ids=list(chunk))
-            self.store._write_data(q.DELETE_RETRIEVAL_META, repos=list(repos))
+                    self.store.write_data(q.DELETE_VIEWS, ids=list(chunk))
+            self.store.write_data(q.DELETE_RETRIEVAL_META, repos=list(repos))
 
     # -- reads ----------------------------------------------------------------------
     def hashes(self, repo: str) -> dict[str, str]:
         """View id -> row hash, for one repository."""
-        return {r["id"]: r["hash"] for r in self.store._read(q.VIEW_HASHES, repo=repo)}
+        return {r["id"]: r["hash"] for r in self.store.read(q.VIEW_HASHES, repo=repo)}
 
     def read(self, ids: Sequence[str]) -> list[tuple[View, str, list[float] | None]]:
         """Views by id with their row hash and embedding (missing ids are left out)."""
         out = []
         for chunk in _chunks(list(ids), READ_BATCH):
-            for r in self.store._read(q.READ_VIEWS_EMBEDDED, ids=list(chunk)):
+            for r in self.store.read(q.READ_VIEWS_EMBEDDED, ids=list(chunk)):
                 out.append((View.from_dict(r["v"]), r["hash"], r["embedding"]))
         return out
 
@@ -196,7 +197,7 @@ class Neo4jViews:
         query = q.lucene_query(terms, repos=repos)
         if not query:
             return Found([], 0)
-        rows = self.store._read_rows(q.SEARCH_VIEW_TERMS, text=query, n=n, index=q.VIEW_FULLTEXT_INDEX,
+        rows = self.store.read_rows(q.SEARCH_VIEW_TERMS, text=query, n=n, index=q.VIEW_FULLTEXT_INDEX,
                                      repos=None if repos is None else list(repos))
         return Found([(r[0], r[1], r[2] or "") for r in rows if r], len(rows))
 
@@ -204,12 +205,12 @@ class Neo4jViews:
         """Each repository's BM25 statistics as its writer recorded them: the
         version that wrote them, its views and their total length."""
         return {r["repo"]: (int(r["born"]), int(r["views"] or 0), int(r["tokens"] or 0))
-                for r in self.store._read(q.RETRIEVAL_STATS)}
+                for r in self.store.read(q.RETRIEVAL_STATS)}
 
     def frequencies(self, repos: Sequence[str]) -> dict[str, tuple[int, dict[str, int]]]:
         """The document frequencies of ``repos``' views, with the version that wrote them."""
         return {r["repo"]: (int(r["born"]), json.loads(r["df"]))
-                for r in self.store._read(q.RETRIEVAL_DF, repos=list(repos)) if r["df"] is not None}
+                for r in self.store.read(q.RETRIEVAL_DF, repos=list(repos)) if r["df"] is not None}
 
     def nearest(self, vector: Sequence[float], dim: int, n: int, repos: Sequence[str] | None,
                 keep: int | None = None) -> Found[tuple[View, float]]:
@@ -217,7 +218,7 @@ class Neo4jViews:
         kept when in the pinned versions and in ``repos``, the first ``keep`` of
         them (default: all); scores are cosines. The index gives ids, and the views
         kept are read by id: asked for many, it sends only those back whole."""
-        rows = self.store._read_rows(q.SEARCH_VIEWS_VECTOR, index=q.vector_index_name(dim), n=n,
+        rows = self.store.read_rows(q.SEARCH_VIEWS_VECTOR, index=q.vector_index_name(dim), n=n,
                                      vector=list(vector), repos=None if repos is None else list(repos))
         kept = [(r["id"], 2.0 * float(r["score"]) - 1.0) for r in rows if r["id"] is not None][:keep]
         views = self.by_id([i for i, _ in kept], self.store.pins())
@@ -228,7 +229,7 @@ class Neo4jViews:
         (view ids, their vectors), by id."""
         after = ""
         while True:
-            records = self.store._read(q.VIEW_VECTORS, repo=repo, pin=dict(pin), after=after, n=VECTOR_PAGE)
+            records = self.store.read(q.VIEW_VECTORS, repo=repo, pin=dict(pin), after=after, n=VECTOR_PAGE)
             if records:
                 yield [r["id"] for r in records], [r["embedding"] for r in records]
             if len(records) < VECTOR_PAGE:
@@ -239,7 +240,7 @@ class Neo4jViews:
         """Views by id in the versions ``pin`` names (missing ids are left out)."""
         out: dict[str, View] = {}
         for chunk in _chunks(list(ids), READ_BATCH):
-            for r in self.store._read_rows(q.READ_VIEWS, ids=list(chunk), pin=dict(pin)):
+            for r in self.store.read_rows(q.READ_VIEWS, ids=list(chunk), pin=dict(pin)):
                 out[r["v"]["id"]] = View.from_dict(r["v"])
         return out
 
@@ -248,14 +249,14 @@ class Neo4jViews:
         wanted = sorted(set(names))
         if not wanted:
             return {}
-        records = self.store._read(q.VIEW_NAMES, names=wanted, repos=None if repos is None else list(repos))
+        records = self.store.read(q.VIEW_NAMES, names=wanted, repos=None if repos is None else list(repos))
         return {r["name"]: sorted(r["ids"]) for r in records}
 
     def bodies(self, object_ids: Sequence[str]) -> dict[str, View]:
         """The body view of each object that has one (the first by id)."""
         out: dict[str, View] = {}
         for chunk in _chunks(list(dict.fromkeys(object_ids)), READ_BATCH):
-            for r in self.store._read_rows(q.BODY_VIEWS, ids=list(chunk)):
+            for r in self.store.read_rows(q.BODY_VIEWS, ids=list(chunk)):
                 v = View.from_dict(r["v"])
                 out.setdefault(v.object_id, v)
         return out
