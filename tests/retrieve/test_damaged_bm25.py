@@ -104,6 +104,12 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], list[str]]] = {
                               ["meta.json names the model hashing-32 and dense/model.json hashing-64"]),
     "dense views not a count": (lambda s: _json(s / "dense" / "model.json", lambda d: {**d, "views": "many"}),
                                 ["model.json is damaged: views is 'many'"]),
+    # part of every dense snapshot: one without them is damaged, not read as an older format
+    "dense dimension not recorded": (lambda s: _json(s / "dense" / "model.json",
+                                                     lambda d: {k: v for k, v in d.items() if k != "dim"}),
+                                     ["model.json is damaged: dim is None"]),
+    "dense hashes missing": (lambda s: (s / "dense" / "hashes.npy").unlink(),
+                             ["cannot read dense index", "hashes.npy"]),
 }
 
 

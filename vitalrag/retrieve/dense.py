@@ -371,13 +371,12 @@ def embed_views(hashes: Sequence[str], texts: Sequence[str], embedder: Embedder,
     return matrix, len(todo)
 
 
-def _checked_meta(path: Path, meta: object, size: int) -> tuple[str, int | None, int]:
-    """A dense index's model.json: (model name, dimension or None where an index of
-    an earlier version did not record it, views it spans)."""
+def _checked_meta(path: Path, meta: object, size: int) -> tuple[str, int, int]:
+    """A dense index's model.json: (model name, dimension, views it spans)."""
     if not isinstance(meta, dict) or not isinstance(meta.get("model"), str) or not meta["model"]:
         raise StoreCorrupt(f"{path} is damaged: it does not name the embedding model")
-    dim, views = meta.get("dim"), meta.get("views", size)
-    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or dim < 1):
+    dim, views = meta.get("dim"), meta.get("views")
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
         raise StoreCorrupt(f"{path} is damaged: dim is {dim!r}, not a number of dimensions")
     if isinstance(views, bool) or not isinstance(views, int) or views < size:
         raise StoreCorrupt(f"{path} is damaged: views is {views!r}, not a count of at least the {size} vectors")
@@ -422,7 +421,7 @@ class DenseIndex:
         self.model = model
         self.positions = positions
         #: the content hash of each vector's view, in FAISS's order (None: not known,
-        #: a snapshot of an earlier version)
+        #: an index built without them, which is never saved)
         self.hashes = hashes
         self.views = int(self._index.ntotal) if views is None else views  # type: ignore[attr-defined]
         #: where it was loaded from (None: built in memory), for messages
@@ -475,16 +474,15 @@ class DenseIndex:
         try:
             meta = json.loads((folder / "model.json").read_text())
             index = faiss.read_index(str(folder / "vectors.faiss"))
-            positions = hashes = None
+            positions = None
             if (folder / "positions.npy").is_file():
                 positions = np.load(folder / "positions.npy", allow_pickle=False)
-            if (folder / "hashes.npy").is_file():
-                hashes = np.load(folder / "hashes.npy", allow_pickle=False)
+            hashes = np.load(folder / "hashes.npy", allow_pickle=False)
         except (OSError, ValueError, RuntimeError) as exc:
             raise StoreCorrupt(f"cannot read dense index in {folder}: {exc}") from exc
         size = int(index.ntotal)
         model, dim, views = _checked_meta(folder / "model.json", meta, size)
-        if dim is not None and int(index.d) != dim:
+        if int(index.d) != dim:
             raise StoreCorrupt(f"{folder / 'vectors.faiss'} is damaged: it holds vectors of {int(index.d)} "
                                f"dimensions, and model.json says {model} gives {dim}")
         if positions is not None:
@@ -493,7 +491,7 @@ class DenseIndex:
                 raise StoreCorrupt(f"dense index in {folder} is damaged: {size} vectors but positions.npy "
                                    f"is not {size} view numbers below {views}")
             positions = positions.astype(np.int64)
-        if hashes is not None and (hashes.ndim != 1 or len(hashes) != size):
+        if hashes.ndim != 1 or len(hashes) != size:
             raise StoreCorrupt(f"dense index in {folder} is damaged: {size} vectors but {len(hashes)} hashes")
         return cls(index, model, positions, views, hashes, folder)
 
