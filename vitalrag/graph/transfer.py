@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from vitalrag.graph.store import GraphStore, known_repositories
+from vitalrag.kernel.progress import Progress
 from vitalrag.model import CodeObject
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True, slots=True)

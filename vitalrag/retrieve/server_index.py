@@ -70,6 +70,7 @@ from vitalrag.errors import InputError, StoreError, StoreNotFound
 from vitalrag.graph.neo4j_views import H, Found, Neo4jViews, RepoModel, ViewWrite, view_hash
 from vitalrag.graph.store import GraphStore
 from vitalrag.graph.version import Staged
+from vitalrag.kernel.progress import Progress
 from vitalrag.model import View
 from vitalrag.retrieve.dense import COSINE_DECIMALS, DenseIndex, check_dimension, cosine_key
 from vitalrag.retrieve.index import Hits, RetrievalIndex
@@ -91,8 +92,6 @@ EXACT_CACHE_BYTES = 256 * 2**20
 #: a search over at most this many views (of the repositories searched) compares
 #: every vector, as the embedded store does: the vector index only above it
 EXACT_VIEWS = 50_000
-
-Progress = Callable[[str, int, int], None]
 
 
 class ServerIndex:
