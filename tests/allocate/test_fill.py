@@ -412,6 +412,28 @@ def test_at_a_small_budget_the_agent_first_sees_where_the_answer_may_be(counter)
     assert [s.key for s in big.slots] == [s.key for s in again.slots]
 
 
+def test_at_any_budget_the_outline_first_shows_files_not_shown_yet(counter):
+    """At 4K the filling leaves ``new_files`` tokens: the outline's first lines are
+    the best object of each file not shown yet, not more of the first file."""
+    objects = [obj("pkg/big.py", f"f{i}", "\n".join([f"def f{i}(a, b):"] + [f"    x_{j} = compute({j}, {i})"
+                                                                          for j in range(15)]), start=20 * i + 1)
+               for i in range(40)] + [small(i, f"pkg/other_{i}.py") for i in range(6)]
+    views = [sv(o, 1.0 - i / 50) for i, o in enumerate(objects)]
+
+    def record(new_files: int):
+        return run("compute", views, objects, counter=counter, budget=4096,
+                   policy=FillPolicy(outer_lines=False, new_files=new_files)).record
+
+    with_files, without = record(200), record(0)
+    assert {s.path for s in without.slots if s.spans} == {"pkg/big.py"}
+    others = [s for s in with_files.slots if s.path != "pkg/big.py"]
+    assert len(others) == 6 and all(s.role == "outline" for s in others)
+    assert with_files.tokens <= 4096
+    # the core's shares are the same: the block comes out of the filling
+    core = [(s.key, s.tokens) for s in with_files.slots if s.role in ("core", "companion")]
+    assert core and core == [(s.key, s.tokens) for s in without.slots if s.role in ("core", "companion")]
+
+
 def test_a_definition_line_is_code_not_the_javadoc_that_names_it(counter):
     m = obj("src/A.java", "A.parse(String)", "    /**\n     * Like parse(), but lenient.\n     */\n"
             "    @Override\n    public int parse(final String s) {\n        return 1;\n    }", start=20,

@@ -27,7 +27,9 @@
    min(d_i, b_min). The shares never add up to more than B.
 6. **Outline** (``outline``, a share of B kept from filling): once the next
    object no longer gets its share, the objects ranked after it are shown by
-   their definition line alone (role ``outline``) while the budget lasts.
+   their definition line alone (role ``outline``) while the budget lasts. The
+   filling also leaves ``new_files`` tokens for the definition lines of files
+   not shown yet, which come first (at a small B the whole outline puts them first).
 7. **Rendering** (``agent_render``): shown line ranges in the descriptor, line
    numbers, whole statements, class header plus the members asked for, the call
    site when a call-site view won the slot; a member shows the definition line of
@@ -182,6 +184,10 @@ class FillPolicy:
     #: of B), and the core leaves them: the agent first sees where the answer may be,
     #: then as much of the first objects as fits
     outline_floor: int = 300
+    #: the filling leaves this many tokens for the outline's first lines: the best
+    #: object of each file not shown yet (at any B; a question about a topic wants
+    #: the files, one about a change the objects; the core's shares are untouched)
+    new_files: int = 200
     #: a slot shows the definition line of each retrieved object that contains it (its class)
     outer_lines: bool = True
 
@@ -318,6 +324,8 @@ class _Run:
         if small:
             reserve = int(min(policy.outline_floor, p.budget * OUTLINE_MOST))
             core_budget = p.budget - reserve
+        elif policy.outline:
+            reserve += policy.new_files
         shares = token_authority([f.tokens + e for f, e in zip(fulls, extras)], core_budget, p.b_obj, p.b_min)
         for s, call, b, full in zip(self.slots, calls, shares, fulls):
             self.renders.append(self.render(s, b, call, full))
@@ -365,11 +373,24 @@ class _Run:
 
     def outline(self, tail: list[_Candidate], small: bool) -> None:
         """Step 6: one definition line each for the next objects while the budget
-        lasts (at a small B, those of files not shown yet first)."""
+        lasts: first those of files not shown yet (at a small B all of them, else
+        the best of each while ``new_files`` tokens last)."""
         p, n = self.request.params, self.n
+        shown = {s.cand.text.file for s in self.slots}
         if small:
-            shown = {s.cand.text.file for s in self.slots}
             tail.sort(key=lambda c: c.text.file in shown)
+        elif self.policy.new_files:
+            first: list[_Candidate] = []
+            block = 0
+            for c in tail:
+                if c.text.file in shown or block >= self.policy.new_files:
+                    continue
+                line_r = outline_rendering(c.text, self.request.counter, self.policy.line_numbers)
+                if line_r is not None:
+                    first.append(c)
+                    shown.add(c.text.file)
+                    block += line_r.tokens
+            tail = first + [c for c in tail if c not in first]
         for c in tail:
             if not self.place(c):
                 continue
