@@ -24,6 +24,7 @@ from vitalrag.graph.memory import MemoryStore
 from vitalrag.ingest import index_repository
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import HashingEmbedder
+from vitalrag.retrieve.rank import POOL_FILES
 from vitalrag.retrieve.query import Query
 from vitalrag.retrieve.index import RetrievalIndex
 from vitalrag.retrieve.rank import WEIGHTS
@@ -101,7 +102,7 @@ def test_companion_is_a_same_file_peer_from_the_store(store_dir):
 
 def test_views_of_one_object_share_its_slot(store_dir):
     record = context(QUERY, ContextSettings(pool=50, policy="vital"), index=store_dir).record
-    assert len(record.views) == 50
+    assert 50 <= len(record.views) <= 50 + POOL_FILES  # then the best object of further files
     merged = [v for v in record.views if v.status == "merged" and v.slot is not None]
     assert merged, "the fixture query has several views per selected object"
     for v in merged:

@@ -195,6 +195,22 @@ def test_the_allocators_pool_is_the_fused_top_views_in_their_objects_order() -> 
     assert [sv.view.object_id for sv in pool] == ["r:a.py:f", "r:b.py:g", "r:c.py:h"]
 
 
+def test_the_pool_reaches_further_files_past_its_first_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first objects' views fill n; the best object of each further file follows,
+    ``POOL_FILES`` of them at most, in rank order."""
+    many = [hit(view("a.py", f"f{i}"), bm25=1 + i) for i in range(8)]
+    others = [hit(view(f"o{i}.py", f"g{i}"), bm25=20 + i) for i in range(5)]
+    again = [hit(view("o0.py", "g_second"), bm25=30)]
+    ranked = rank("something", [*many, *others, *again], names_of={}, spread=False, priors=False)
+    pool = ranked.pool(4)
+    assert [sv.view.path for sv in pool[:4]] == ["a.py"] * 4
+    assert [sv.view.path for sv in pool[4:]] == [f"o{i}.py" for i in range(5)]  # one each, g_second not
+    monkeypatch.setattr(rank_module, "POOL_FILES", 2)
+    assert [sv.view.path for sv in ranked.pool(4)[4:]] == ["o0.py", "o1.py"]
+    monkeypatch.setattr(rank_module, "POOL_FILES", 0)
+    assert len(ranked.pool(4)) == 4
+
+
 def test_the_list_spreads_over_files(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rank_module, "COHERENCE_LIFT", 0.0)  # the spread alone
     found = [hit(view("a.py", f"f{i}"), bm25=i) for i in range(1, 4)] + [hit(view("b.py", "g"), bm25=4)]

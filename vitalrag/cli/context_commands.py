@@ -51,7 +51,7 @@ _OPTIONS = [
     click.option("-k", "--k", "k", type=click.IntRange(min=1), default=DEFAULTS.k, show_default=True,
                  help="Slots K: how many objects (or views) get a place."),
     click.option("--pool", type=click.IntRange(min=1), default=DEFAULTS.pool, show_default=True,
-                 help="How many ranked views the allocator chooses from."),
+                 help="How many ranked views the allocator chooses from (then the best object of up to 30 further files)."),
     click.option("--retriever", type=click.Choice(RETRIEVERS), default=DEFAULTS.retriever, show_default=True),
     click.option("--b-obj", type=click.IntRange(min=0), default=None,
                  help="Per-object token cap.  [default: 2048 for vital-fill, 1024 for the paper's "
