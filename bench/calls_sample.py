@@ -22,7 +22,7 @@ import random
 import sys
 from pathlib import Path
 
-from vitalrag.retrieve.api import Retriever
+from vitalrag.index import Index
 
 
 def line_of(root: Path, path: str, line: int) -> str:
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", type=int, default=20)
     args = parser.parse_args(argv)
 
-    store = Retriever.open(args.store).store
+    store = Index.open(args.store).store
     edges = sorted(store.find_edges(kind="CALLS"), key=lambda e: (e.source, e.target))
     ends = store.get_objects({e.source for e in edges} | {e.target for e in edges})
     if args.language:

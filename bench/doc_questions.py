@@ -19,7 +19,7 @@ import argparse
 from pathlib import Path
 
 from vitalrag.context import context_from
-from vitalrag.index import Index, IndexLocation
+from vitalrag.index import Index
 from vitalrag.retrieve.dense import make_embedder
 
 QUESTIONS: dict[str, list[tuple[str, str]]] = {
@@ -64,11 +64,9 @@ def main() -> None:
         if name not in QUESTIONS or not path:
             raise SystemExit(f"--repo {spec!r}: use NAME=PATH with NAME one of {', '.join(QUESTIONS)}")
         store = str(Path(args.store_dir) / name)
-        where = IndexLocation.of(store)
-        where.check_writable()
-        with where.writer():
-            where.update(path, embedder=embedder, name=name, content="all")
-        with Index.open(store) as index:
+        with Index.open(store, mode="write") as index:
+            index.update(path, embedder=embedder, name=name, content="all")
+        with Index.open(store, mode="serve") as index:
             retriever = index.retriever(embedder)
             for question, want in QUESTIONS[name]:
                 cells = []

@@ -75,6 +75,7 @@ from _common import write_results
 
 from vitalrag.context import ContextSettings, context_from
 from vitalrag.errors import InputError
+from vitalrag.index import Index
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.query import Query
 from vitalrag.retrieve.sparse import SparseIndex
@@ -347,12 +348,12 @@ def main() -> None:
         store = out / name / "store"
         secs = 0.0 if args.reuse_index and (store / "current.json").exists() else index(tree, store, name, args.model)
         print(f"{name}: {len(qs)} questions, index {secs:.1f}s", file=sys.stderr)
-        r = Retriever.open(str(store))
+        r = Index.open(str(store)).retriever()
         served = None
         if server is not None:
             subprocess.run([sys.executable, "-m", "vitalrag", "push", "--store", str(store), "--to", args.neo4j,
                             "--repo", name], check=True, capture_output=True)
-            served = Retriever.open(args.neo4j)
+            served = Index.open(args.neo4j).retriever()
         chunks = Chunks(tree, repo) if "bm25-chunks" in systems else None
         semble = (semble_rankings(args.semble_python, args.semble_model, tree, qs, 100)
                   if "semble" in systems else {})

@@ -161,7 +161,7 @@ def live_pair(store: Path) -> tuple[set[str], set[str]]:
     from vitalrag.index import Index
     from vitalrag.retrieve.index import RetrievalIndex
 
-    with Index.open(str(store)) as index:
+    with Index.open(str(store), mode="serve") as index:
         assert isinstance(index.views, RetrievalIndex)
         return set(index.store.repositories()), set(index.views.repos)
 

@@ -120,7 +120,7 @@ def context(query: str | Query, settings: ContextSettings = DEFAULTS, *, index: 
     the store. Raises ``InputError`` for bad arguments and ``StoreError`` when
     there is no index."""
     asked = query if isinstance(query, Query) else Query.of(query)
-    with Index.open(index, index_dir, held=True) as opened:
+    with Index.open(index, index_dir=index_dir) as opened:
         return context_from(opened.retriever(), asked, settings, counter=counter)
 
 

@@ -21,6 +21,7 @@ from vitalrag.allocate import AllocationRecord, policy_names
 from vitalrag.context import DEFAULT_POOL, ContextSettings, context, context_from
 from vitalrag.errors import InputError, StoreNotFound
 from vitalrag.graph.memory import MemoryStore
+from vitalrag.index import Index
 from vitalrag.ingest import index_repository
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import HashingEmbedder
@@ -118,7 +119,7 @@ def test_record_round_trips_through_json(store_dir):
 
 def test_deterministic_and_same_over_an_open_retriever(store_dir):
     first = context(QUERY, ContextSettings(budget=600), index=store_dir)
-    retriever = Retriever.open(store_dir)
+    retriever = Index.open(store_dir).retriever()
     again = context_from(retriever, QUERY, ContextSettings(budget=600))
     assert again.text == first.text and again.record == first.record
 

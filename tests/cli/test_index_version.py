@@ -14,7 +14,7 @@ from pathlib import Path
 from tests_support import pair_mismatch
 
 from vitalrag.errors import StoreNotFound
-from vitalrag.retrieve.api import Retriever
+from vitalrag.index import Index
 from vitalrag.kernel import pause
 from vitalrag.serve.service import ContextService
 
@@ -52,7 +52,7 @@ def _finish(proc: subprocess.Popen[str]) -> None:
 
 def _released(store: Path) -> set[str]:
     """The releases a one-shot reader sees, after checking that its pair agrees."""
-    retriever = Retriever.open(str(store))
+    retriever = Index.open(str(store)).retriever()
     try:
         assert pair_mismatch(retriever) == set()
         return {o.name for o in retriever.store.find_objects(kind="function")}
@@ -70,7 +70,7 @@ def test_a_kill_between_the_graph_and_retrieval_writes_leaves_the_previous_pair(
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
     assert _released(store) == {"release0"}
-    hits = Retriever.open(str(store)).search("Release of the module", retriever="bm25", k=5)
+    hits = Index.open(str(store)).retriever().search("Release of the module", retriever="bm25", k=5)
     assert {h.view.object_id for h in hits} == {"r:pkg/mod.py:release0"}
 
     _finish(_index(repo, store))  # the next run completes the switch

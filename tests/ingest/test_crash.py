@@ -17,7 +17,7 @@ from vitalrag.graph import packed
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.kernel import pause
 from vitalrag.graph.version import current
-from vitalrag.retrieve.api import Retriever
+from vitalrag.index import Index
 
 VITALRAG = [sys.executable, "-m", "vitalrag"]
 
@@ -56,7 +56,7 @@ def test_kill_mid_reindex_keeps_previous_index(tmp_path):
         if state != before:
             assert any("Changed function" in n["docstring"] for n in state["nodes"])
         # the retrieval index is whole too: searching works
-        hits = Retriever.open(str(store)).search("C12 g12", retriever="bm25", k=3)
+        hits = Index.open(str(store)).retriever().search("C12 g12", retriever="bm25", k=3)
         assert hits
     proc = _index(repo, store)
     out, err = proc.communicate(timeout=300)

@@ -13,7 +13,7 @@ from tests_support import pair_mismatch
 
 from vitalrag.errors import StoreNotFound
 from vitalrag.graph.memory import MemoryStore
-from vitalrag.retrieve.api import Retriever
+from vitalrag.index import Index
 from vitalrag.kernel import pause
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "repos"
@@ -63,7 +63,7 @@ def test_watch_swaps_graph_and_retrieval_together(tmp_path):
     pauses: list[set[str]] = []
 
     def functions() -> set[str]:
-        retriever = Retriever.open(str(store))
+        retriever = Index.open(str(store)).retriever()
         try:
             assert pair_mismatch(retriever) == set()
             return {o.name for o in retriever.store.find_objects(kind="function")}

@@ -11,9 +11,10 @@ import pytest
 from vitalrag.errors import StoreCorrupt
 from vitalrag.graph.memory import MemoryStore
 from vitalrag.graph.version import current
-from vitalrag.ingest import index_repository
 from vitalrag.model import View
 from vitalrag.retrieve import viewfile
+from vitalrag.index import Index
+from vitalrag.ingest import index_repository
 from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.index import RetrievalIndex, SnapshotViews
 
@@ -104,7 +105,7 @@ def test_read_by_the_piece_answers_as_loaded_whole(tmp_path):
     assert piece.views == whole.views
     # a one-shot retriever reads the snapshot by the piece and ranks as a loaded one
     loaded = Retriever(store, whole, emb)
-    opened = Retriever.open(str(store.folder), embedder=emb)
+    opened = Index.open(str(store.folder)).retriever(emb)
     assert isinstance(opened.index, SnapshotViews)
     for name in ("bm25", "dense", "walk", "fused"):
         got = opened.search("make an engine and run it", retriever=name, k=10)

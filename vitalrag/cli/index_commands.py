@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -16,7 +15,7 @@ from vitalrag.kernel.textformats import CONTENT_CHOICES, DEFAULT_CONTENT
 from vitalrag.model import EDGE_KINDS, NODE_KINDS, split_lines
 
 if TYPE_CHECKING:
-    from vitalrag.index import IndexLocation, IndexRun  # imported when used: `--help` stays instant
+    from vitalrag.index import Index, IndexRun  # imported when used: `--help` stays instant
 
 store_option = click.option(
     "--store", "store_location", envvar="VITALRAG_STORE", default=DEFAULT_STORE, show_default=True,
@@ -83,12 +82,11 @@ def index(path: str, store_location: str, name: str | None, max_bytes: int, cont
     started = time.perf_counter()
     # the parse workers start first, while this process is small and has one thread
     with ParsePool(workers) as pool:
-        where, embedder = _prepare_write(store_location, index_dir, model, embed)
+        embedder = _embedder(model, embed)
         prepared = time.perf_counter() - started  # the worker processes and the embedding model
-        with _writing(where, wait):
-            with progress_bar() as progress:
-                run = where.update(path, embedder=embedder, progress=progress, name=name,
-                                   max_bytes=max_bytes, content=content, executor=pool, force=force)
+        with _writing(store_location, index_dir, wait) as opened, progress_bar() as progress:
+            run = opened.update(path, embedder=embedder, progress=progress, name=name,
+                               max_bytes=max_bytes, content=content, executor=pool, force=force)
     data = _summary(run, {"start": prepared, **run.phases}, time.perf_counter() - started)
     if as_json:
         emit_json(data)
@@ -135,17 +133,18 @@ def watch(path: str, store_location: str, name: str | None, content: str, deboun
     readers keep the previous snapshot until the new one is swapped in. Stop
     with Ctrl-C.
     """
+    from vitalrag.index import IndexLocation
     from vitalrag.ingest.parallel import ParsePool
     from vitalrag.ingest.watch import watch_repository
 
     with ParsePool() as pool:  # for every re-index, forked before anything is loaded
-        where, embedder = _prepare_write(store_location, index_dir, model, embed)
+        embedder = _embedder(model, embed)
 
         def run(changed: list[str], label: str = "catch-up") -> None:
             started = time.perf_counter()
-            with _writing(where, wait=True):
+            with _writing(store_location, index_dir, True) as opened:
                 # force: the first run reports the work it did, like every later one
-                done = where.update(path, embedder=embedder, name=name, content=content, executor=pool,
+                done = opened.update(path, embedder=embedder, name=name, content=content, executor=pool,
                                     force=True)
             seconds = time.perf_counter() - started
             report, stats, phases = done.report, done.stats, done.phases
@@ -166,29 +165,28 @@ def watch(path: str, store_location: str, name: str | None, content: str, deboun
             except VitalRAGError as exc:  # keep watching: the next save may fix it
                 echo(f"re-index failed: {exc}", err=True)
 
-        watch_repository(path, on_change, debounce_ms=debounce, ignore=(where.folder,), content=content)
+        folder = IndexLocation.of(store_location, index_dir).folder
+        watch_repository(path, on_change, debounce_ms=debounce, ignore=(folder,), content=content)
 
 
-def _prepare_write(store_location: str, index_dir: str | None, model: str | None,
-                   embed: bool) -> tuple[IndexLocation, Any]:
-    """Where the index is and the embedder (not loaded yet: ``IndexLocation.update``
-    loads it before it writes, and not at all when nothing changed), once the
-    folders to write are known to be writable."""
-    from vitalrag.index import IndexLocation
+def _embedder(model: str | None, embed: bool) -> Any:
+    """The embedder (not loaded yet: ``Index.update`` loads it before it writes,
+    and not at all when nothing changed)."""
     from vitalrag.retrieve.dense import make_embedder
 
-    embedder = make_embedder(model) if embed else None
-    where = IndexLocation.of(store_location, index_dir)
-    where.check_writable()
-    return where, embedder
+    return make_embedder(model) if embed else None
 
 
-def _writing(where: IndexLocation, wait: bool) -> AbstractContextManager[None]:
-    """The index's writer lock for one run, saying so when it waits for another."""
+def _writing(store_location: str, index_dir: str | None, wait: bool) -> Index:
+    """The index opened for one run's writing (its folders checked to be writable,
+    its writer lock held), saying so when it waits for another."""
+    from vitalrag.index import Index, IndexLocation
+
     def waiting() -> None:
-        echo(f"another index is writing {where.folder}: waiting for it", err=True)
+        echo(f"another index is writing {IndexLocation.of(store_location, index_dir).folder}: waiting for it",
+             err=True)
 
-    return where.writer(wait=wait, on_wait=waiting)
+    return Index.open(store_location, index_dir=index_dir, mode="write", wait=wait, on_wait=waiting)
 
 
 def _print_report(data: dict[str, Any], location: str) -> None:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 import click
 
 from vitalrag.cli.output import echo, emit_json, progress_bar
 from vitalrag.errors import InputError
-from vitalrag.graph.store import DEFAULT_STORE, GraphStore, is_server_uri, open_store
-from vitalrag.graph.transfer import TransferReport, copy_store
+from vitalrag.graph.store import DEFAULT_STORE, is_server_uri
+from vitalrag.graph.transfer import TransferReport
 
 _folder_option = click.option(
     "--store", "store_location", envvar="VITALRAG_STORE", default=DEFAULT_STORE, show_default=True,
@@ -31,41 +29,8 @@ def _folder(location: str) -> str:
     return location
 
 
-def _copy(src: GraphStore, dst: GraphStore, repo: str | None, verb: str, as_json: bool,
-          folder: str, *, wait: bool = False) -> None:
-    """Copy the graph, then the retrieval views: a push writes the folder's views and
-    embeddings into Neo4j, a pull restores the folder's retrieval index from them
-    (incremental by view hash both ways; nothing is embedded again). A push is one
-    new version of each repository in Neo4j, switched to at its end; a pull reads
-    one version, and its folder switches to the new graph and retrieval index
-    together (it holds the folder's writer lock: see ``pull``); a pull that fails
-    removes what it wrote there, and a full disk is one line (``Staged``). ``wait``:
-    a push waits for another writer of a repository instead of failing."""
-    from vitalrag.graph.version import Staged, has_retrieval
-    from vitalrag.retrieve.index import RetrievalIndex
-    from vitalrag.retrieve.server_index import pull_views, push_views, repos_with_views
-
-    views: dict[str, int] = {}
-    staged = Staged(folder) if verb == "pulled" else None
-    try:
-        with staged or nullcontext():
-            with progress_bar() as progress, src.snapshot(), dst.writing(wait=wait, staged=staged):
-                report = copy_store(src, dst, repo, progress=progress)
-                repos = list(report.repos)
-                if verb == "pushed" and has_retrieval(folder):
-                    writes = push_views(dst, RetrievalIndex.load(folder), repos, progress=progress)
-                    views = {"views": sum(w.written + w.kept for w in writes),
-                             "views_written": sum(w.written for w in writes)}
-                elif verb == "pulled":
-                    with_views = [r for r in repos if r in repos_with_views(src)]
-                    if with_views:
-                        index, read = pull_views(src, folder, with_views, progress=progress, staged=staged)
-                        views = {"views": len(index.views), "views_written": read}
-            if staged is not None:
-                staged.commit()
-    finally:
-        src.close()
-        dst.close()
+def _done(copied: tuple[TransferReport, dict[str, int]], verb: str, as_json: bool) -> None:
+    report, views = copied
     if as_json:
         emit_json({**report.to_json(), **views})
         return
@@ -99,13 +64,12 @@ def push(store_location: str, target: str, repo: str | None, as_json: bool, wait
     a push that fails or is killed leaves the old copy. Credentials come from
     NEO4J_USERNAME / NEO4J_PASSWORD, the database from NEO4J_DATABASE.
     """
-    src = open_store(_folder(store_location), create=False)
-    try:
-        dst = open_store(_server(target, "--to"))
-    except BaseException:
-        src.close()
-        raise
-    _copy(src, dst, repo, "pushed", as_json, store_location, wait=wait)
+    from vitalrag.index import Index
+
+    server = _server(target, "--to")
+    with Index.open(_folder(store_location), mode="write") as index, progress_bar() as progress:
+        copied = index.push(server, repo, wait=wait, progress=progress)
+    _done(copied, "pushed", as_json)
 
 
 @click.command()
@@ -124,21 +88,12 @@ def pull(origin: str, store_location: str, repo: str | None, as_json: bool) -> N
     index, another pull) fails at once. A folder that holds other files and is
     not an index is refused.
     """
-    from vitalrag.graph import version
-    from vitalrag.kernel.locks import writer_lock
+    from vitalrag.index import Index
 
-    folder = _folder(store_location)
-    version.check_folder(folder)  # before anything is written there
-    src = open_store(_server(origin, "--from"))
-    try:
-        with writer_lock(folder):
-            version.adopt(folder)
-            version.sweep(folder)  # what failed or killed writers left
-            dst = open_store(folder, write=True)
-            _copy(src, dst, repo, "pulled", as_json, store_location)  # closes both
-    except BaseException:
-        src.close()  # a second close is harmless
-        raise
+    server = _server(origin, "--from")
+    with Index.open(_folder(store_location), mode="write") as index, progress_bar() as progress:
+        copied = index.pull(server, repo, progress=progress)
+    _done(copied, "pulled", as_json)
 
 
 def register(group: click.Group) -> None:

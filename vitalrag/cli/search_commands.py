@@ -28,7 +28,7 @@ def search(query: str, store_location: str, index_dir: str | None, file: str | N
 
     if line is not None and file is None:
         raise click.UsageError("--line needs --file")
-    with Index.open(store_location, index_dir, held=True) as index:
+    with Index.open(store_location, index_dir=index_dir) as index:
         hits = index.retriever().search(query, k=k, retriever=retriever, file=file, line=line,
                                         repo=list(repo) or None)
     if as_json:

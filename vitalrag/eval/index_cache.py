@@ -15,7 +15,6 @@ import logging
 import os
 import re
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +24,7 @@ from vitalrag.kernel.files import replacing_dir
 from vitalrag.graph.memory import graph_path
 from vitalrag.graph.store import GraphStore, open_store
 from vitalrag.graph.version import is_index
+from vitalrag.kernel.progress import Progress
 from vitalrag.model import SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
     from vitalrag.retrieve.dense import Embedder
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[str, int, int], None]
 
 
 def index_cache_root() -> Path:
@@ -102,17 +100,17 @@ def corpus_index(store: GraphStore, model: str | None, *,
     it, built for ``model`` (the real default model, as ``vitalrag index`` uses,
     when None) unless one for that model is already there; and the embedder."""
     from vitalrag.errors import StoreNotFound
-    from vitalrag.index import Index, IndexLocation
+    from vitalrag.index import Index
     from vitalrag.retrieve.dense import make_embedder
     from vitalrag.retrieve.index import RetrievalIndex
 
     embedder = make_embedder(model)
-    where = IndexLocation.of(store.location)
     try:
-        views = RetrievalIndex.load(where.folder)
-        if views.model == embedder.name:
-            return Index(where, store, views), embedder
+        index = Index.open(store.location, mode="serve")
+        if index.views.model == embedder.name:
+            return index, embedder
+        index.close()
     except StoreNotFound:
         pass
-    views, _ = RetrievalIndex.build(store, where.folder, embedder=embedder, progress=progress)
-    return Index(where, store, views), embedder
+    RetrievalIndex.build(store, store.location, embedder=embedder, progress=progress)
+    return Index.open(store.location, mode="serve"), embedder

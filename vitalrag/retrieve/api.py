@@ -1,7 +1,7 @@
 """Retrieval over an index: dense, BM25, graph walk, or their reciprocal-rank fusion.
 
-    >>> r = Retriever.open(".vitalrag")
-    >>> r.search("send a prepared request", k=10)                 # fused
+    >>> r = Index.open(".vitalrag").retriever()     # vitalrag.index
+    >>> r.search("send a prepared request", k=10)   # fused
     >>> r.search("...", file="src/requests/api.py", line=60, retriever="walk")
 
 Every result is a ``ScoredView``: the view (tagged with its object id), its
@@ -13,16 +13,14 @@ views and hands out the one asked for by name.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vitalrag.errors import InputError, StoreNotFound
-from vitalrag.graph.store import GraphStore, is_server_uri, known_repositories, open_store
-from vitalrag.graph.version import Version, has_retrieval, load_consistent
+from vitalrag.errors import InputError
+from vitalrag.graph.store import GraphStore, known_repositories
 from vitalrag.model import ScoredView, View
 from vitalrag.retrieve.dense import Embedder, make_embedder
-from vitalrag.retrieve.index import RetrievalIndex, SnapshotViews, ViewIndex
+from vitalrag.retrieve.index import ViewIndex
 from vitalrag.kernel.text import identifier_parts, identifiers
 from vitalrag.retrieve.query import Query, Scope
 from vitalrag.retrieve.rank import PathWords, Ranked, files_named, rank, same_word, shape
@@ -43,59 +41,6 @@ log = logging.getLogger(__name__)
 RETRIEVERS = ("dense", "bm25", "walk", "fused")
 
 
-def index_folder(store_location: str, index_dir: str | None = None) -> Path:
-    """Where the retrieval index of a store lives: the store folder itself, or for
-    a server store ``--index-dir`` / ``$VITALRAG_INDEX_DIR`` / ``.vitalrag``."""
-    if index_dir:
-        return Path(index_dir)
-    if is_server_uri(store_location):
-        return Path(os.environ.get("VITALRAG_INDEX_DIR", ".vitalrag"))
-    return Path(store_location)
-
-
-def open_index(store: GraphStore, folder: Path) -> ViewIndex:
-    """The views a store's queries search: a Neo4j store's own when it holds views,
-    else the local retrieval index in ``folder``."""
-    if is_server_uri(store.location):
-        from vitalrag.retrieve.server_index import ServerIndex
-
-        server = ServerIndex.open(store)
-        if server is not None:
-            return server
-        if not has_retrieval(folder):
-            raise StoreNotFound(f"{store.location} holds no retrieval views and there is no local index in "
-                                f"{folder}: index with `vitalrag index PATH --store {store.location}`, or "
-                                f"`vitalrag push` an embedded index")
-    return RetrievalIndex.load(folder)
-
-
-def open_pair(store_location: str, folder: Path, *, held: bool = False) -> tuple[GraphStore, ViewIndex]:
-    """The graph store and the views its queries search, of one version: an embedded
-    store whose retrieval index shares its folder is read as its version pointer
-    names the pair, once, so a re-index switching meanwhile is never half seen.
-    ``held``: a one-shot reader's: a server store's reads all see one version, an
-    embedded graph is read by the piece (see ``open_store``)."""
-    if is_server_uri(store_location) or Path(store_location).resolve() != folder.resolve():
-        store = open_store(store_location, create=False, held=held)
-        try:
-            return store, open_index(store, folder)
-        except BaseException:
-            store.close()
-            raise
-
-    def load(version: Version) -> tuple[GraphStore, ViewIndex]:
-        # a one-shot reader reads the graph by the piece; a server loads it whole
-        store = open_store(folder, create=False, held=held, version=version)
-        try:
-            views = SnapshotViews.open(folder, version) if held else RetrievalIndex.load(folder, version=version)
-        except BaseException:
-            store.close()
-            raise
-        return store, views
-
-    return load_consistent(folder, load)
-
-
 class Retriever:
     """The retrievers over a graph store and a ``ViewIndex``: the local retrieval
     index, or (for a Neo4j store that holds views) the server's vector and fulltext
@@ -108,16 +53,6 @@ class Retriever:
         self._embedder = embedder
         self.walk_config = walk_config
         self._paths: dict[frozenset[str] | None, PathWords] = {}
-
-    @classmethod
-    def open(cls, store_location: str, *, index_dir: str | None = None,
-             embedder: Embedder | None = None) -> Retriever:
-        """A retriever over ``store_location``. A Neo4j store that holds views is
-        searched on the server (nothing local needed but the model); one that does
-        not falls back to the local index folder. Its reads of a server store see one
-        version of each repository (what one command or one call needs)."""
-        store, index = open_pair(store_location, index_folder(store_location, index_dir), held=True)
-        return cls(store, index, embedder)
 
     def embedder_for(self, allowed: frozenset[str] | None) -> Embedder:
         model = self.index.model_of(allowed)

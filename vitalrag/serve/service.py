@@ -138,7 +138,10 @@ class ContextService:
             self._lock.release()
 
     def _load(self, previous: _Loaded | None) -> tuple[Index, Retriever]:
-        index = previous.index.reopen() if previous is not None else self.location.open()
+        if previous is not None:
+            index = previous.index.reopen()
+        else:
+            index = Index.open(self.store_location, index_dir=self.index_dir, mode="serve")
         views = index.views
         embedder = self._embedder
         if views.has_dense and views.model and (embedder is None or embedder.name != views.model):
