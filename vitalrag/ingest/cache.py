@@ -55,7 +55,7 @@ from vitalrag.model import CodeObject
 log = logging.getLogger(__name__)
 
 #: bump when extraction output changes shape or meaning, or the file its layout
-FACTS_VERSION = f"{__version__}/10"
+FACTS_VERSION = f"{__version__}/11"
 #: what the cache is named by in the header line (a stray JSON file is not a cache)
 _KIND = "vitalrag-facts"
 _OBJECT_FIELDS = tuple(CodeObject.__dataclass_fields__)
