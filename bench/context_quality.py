@@ -284,7 +284,7 @@ def variant(r: Retriever, q: Question, budget: int, v: Variant) -> Answer:
     t = time.perf_counter()
     weights = dict(rank_module.WEIGHTS["prose"]) if v.weights is None else v.weights
     if v.dense_kinds is not None:
-        r = Retriever(r.store, KindsEmbedded(r.index, v.dense_kinds, v.dense_tests), r.embedder)
+        r = Retriever(r.store, KindsEmbedded(r.views, v.dense_kinds, v.dense_tests), r.embedder)
     if v.ranked:
         saved = {name: getattr(rank_module, name) for name in v.rank}
         try:

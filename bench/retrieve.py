@@ -57,11 +57,11 @@ def main() -> None:
         r = Retriever(store, RetrievalIndex.load(store.folder), embedder)
         qs = queries(store, args.queries)
         vectors = {q: embedder.encode([q])[0] for q in qs}
-        assert r.index.dense is not None
-        bm25, walk = r.retriever("bm25"), r.retriever("walk")
+        assert r.views.dense is not None
+        bm25, walk = r.ranker("bm25"), r.ranker("walk")
         rows = {
             "bm25": timed(lambda q: bm25.rank(Query(q), Scope(), 100), qs),
-            "faiss (no encoding)": timed(lambda q: r.index.dense.search(vectors[q], 100), qs),
+            "faiss (no encoding)": timed(lambda q: r.views.dense.search(vectors[q], 100), qs),
             "walk (embedded store)": timed(lambda q: walk.rank(Query(q), Scope(repo=corpus.name), 100), qs),
             "query encoding": timed(lambda q: embedder.encode([q]), qs),
             "fused (with encoding)": timed(lambda q: r.search(q, k=20), qs),

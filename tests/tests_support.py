@@ -86,7 +86,7 @@ def pair_mismatch(retriever: object) -> set[str]:
     no views (every definition gets some). Empty for a consistent pair."""
     from vitalrag.model import DEFINITION_KINDS
 
-    store, index = retriever.store, retriever.index  # type: ignore[attr-defined]
+    store, index = retriever.store, retriever.views  # type: ignore[attr-defined]
     objects = store.find_objects()
     viewed = {v.object_id for v in index.views}
     return (viewed - {o.id for o in objects}) | ({o.id for o in objects if o.kind in DEFINITION_KINDS} - viewed)

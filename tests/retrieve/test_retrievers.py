@@ -284,12 +284,12 @@ def test_a_query_is_checked_when_made(args, message):
 def test_each_retriever_is_a_view_retriever_and_fusion_is_one_over_them(retriever):
     query = Query.of("slugify a text")
     scope = retriever.scope(query)
-    parts = [retriever.retriever(name) for name in ("bm25", "walk", "dense")]
+    parts = [retriever.ranker(name) for name in ("bm25", "walk", "dense")]
     assert [p.name for p in parts] == ["bm25", "walk", "dense"]
     fused = Fusion(parts).rank(query, scope, 5)
-    assert fused == retriever.retriever("fused").rank(query, scope, 5)
+    assert fused == retriever.ranker("fused").rank(query, scope, 5)
     with pytest.raises(InputError, match="unknown retriever"):
-        retriever.retriever("grep")
+        retriever.ranker("grep")
 
 
 def test_a_query_takes_a_path_as_its_file(tmp_path):

@@ -106,7 +106,7 @@ def test_read_by_the_piece_answers_as_loaded_whole(tmp_path):
     # a one-shot retriever reads the snapshot by the piece and ranks as a loaded one
     loaded = Retriever(store, whole, emb)
     opened = Index.open(str(store.folder)).retriever(emb)
-    assert isinstance(opened.index, SnapshotViews)
+    assert isinstance(opened.views, SnapshotViews)
     for name in ("bm25", "dense", "walk", "fused"):
         got = opened.search("make an engine and run it", retriever=name, k=10)
         assert got == loaded.search("make an engine and run it", retriever=name, k=10), name

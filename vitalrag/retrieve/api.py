@@ -6,7 +6,7 @@
 
 Every result is a ``ScoredView``: the view (tagged with its object id), its
 score, and the rank each retriever gave it. The retrievers themselves are
-``ViewRetriever``s (``retrieve.retrievers``); ``Retriever`` holds a store and its
+``Ranker``s (``retrieve.retrievers``); ``Retriever`` holds a store and its
 views and hands out the one asked for by name.
 """
 
@@ -31,7 +31,7 @@ from vitalrag.retrieve.retrievers import (
     Dense,
     DenseUnavailable,
     Fusion,
-    ViewRetriever,
+    Ranker,
     Walk,
 )
 from vitalrag.retrieve.walk import WalkConfig
@@ -46,16 +46,16 @@ class Retriever:
     index, or (for a Neo4j store that holds views) the server's vector and fulltext
     indexes."""
 
-    def __init__(self, store: GraphStore, index: ViewIndex, embedder: Embedder | None = None,
+    def __init__(self, store: GraphStore, views: ViewIndex, embedder: Embedder | None = None,
                  walk_config: WalkConfig = WalkConfig()) -> None:
         self.store = store
-        self.index = index
+        self.views = views
         self._embedder = embedder
         self.walk_config = walk_config
         self._paths: dict[frozenset[str] | None, PathWords] = {}
 
     def embedder_for(self, allowed: frozenset[str] | None) -> Embedder:
-        model = self.index.model_of(allowed)
+        model = self.views.model_of(allowed)
         if model is None:
             raise DenseUnavailable(NO_EMBEDDINGS)
         if self._embedder is None or self._embedder.name != model:
@@ -66,20 +66,20 @@ class Retriever:
     def embedder(self) -> Embedder:
         return self.embedder_for(None)
 
-    def retriever(self, name: str = "fused", weights: Mapping[str, float] | None = None) -> ViewRetriever:
+    def ranker(self, name: str = "fused", weights: Mapping[str, float] | None = None) -> Ranker:
         """The retriever called ``name`` (one of ``RETRIEVERS``); ``weights``: the
         fused retriever's, by retriever name."""
-        singles: dict[str, ViewRetriever] = {
-            "bm25": BM25(self.index),
-            "walk": Walk(self.store, self.index, self.walk_config),
-            "dense": Dense(self.index, self.embedder_for),
+        singles: dict[str, Ranker] = {
+            "bm25": BM25(self.views),
+            "walk": Walk(self.store, self.views, self.walk_config),
+            "dense": Dense(self.views, self.embedder_for),
         }
         if name in singles:
             return singles[name]
         if name != "fused":
             raise InputError(f"unknown retriever {name!r}: choose one of {', '.join(RETRIEVERS)}")
         parts = [singles["bm25"], singles["walk"]]
-        if self.index.has_dense:
+        if self.views.has_dense:
             parts.append(singles["dense"])
         else:
             log.warning("index has no embeddings: fusing bm25 and walk only")
@@ -101,22 +101,22 @@ class Retriever:
             raise InputError(f"k must be at least 1, got {k}")
         if retriever == "fused" and weights is None:
             return self.ranked(query, k).objects[:k]
-        return self.retriever(retriever, weights).rank(query, self.scope(query), k)
+        return self.ranker(retriever, weights).rank(query, self.scope(query), k)
 
     def ranked(self, query: Query, k: int = POOL, *, spread: bool = True, priors: bool = True) -> Ranked:
         """The fused views for ``query``, ranked for the question (``retrieve.rank``):
         one entry per object in ``objects`` (at least ``k`` when found), and every
         view found, following its object, in ``views`` (``spread``, ``priors``: see ``rank``)."""
         scope = self.scope(query)
-        fused = self.retriever("fused").rank(query, scope, max(k, POOL) * 3)
+        fused = self.ranker("fused").rank(query, scope, max(k, POOL) * 3)
         words = identifiers(query.text)
-        names = self.index.names_of(words, scope.allowed)
+        names = self.views.names_of(words, scope.allowed)
         asked = {w: names[w] for w in dict.fromkeys(words) if w in names}
         # the bodies of the named objects: for those the retrievers missed, and for
         # those they found only where they are called
         known = {h.view.object_id for h in fused if h.view.kind != "call_site"}
         wanted = [oid for ids in asked.values() for oid in ids if oid not in known]
-        extra = self.index.bodies(wanted) if wanted else {}
+        extra = self.views.bodies(wanted) if wanted else {}
         paths = self._path_words(scope)
         located = self._located(files_named(query.text, fused, names_of=asked, paths=paths), scope, query.text)
         return rank(query.text, fused, names_of=asked, extra=extra, paths=paths, located=located,
@@ -134,7 +134,7 @@ class Retriever:
             objs = [o for r in repos for o in self.store.find_objects(repo=r, path=path) if o.kind != "file"]
             objs.sort(key=lambda o: (-sum(any(same_word(w, p) for p in identifier_parts(o.name))
                                           for w in words), o.start_line, o.id))
-            bodies = self.index.bodies([o.id for o in objs[:20]])
+            bodies = self.views.bodies([o.id for o in objs[:20]])
             view = next((bodies[o.id] for o in objs[:20] if o.id in bodies), None)
             if view is not None:
                 out.append(view)

@@ -1,12 +1,11 @@
 """The retrievers: BM25, dense and graph walk over a ``ViewIndex``, and
 reciprocal-rank fusion over any of them.
 
-Each is a ``ViewRetriever``: a checked ``Query`` and its ``Scope`` in, the top
-``k`` views out, each with its score and its rank in every retriever that
-found it. ``Fusion`` is one too, so a caller picks a retriever by name and
-never branches on which it got. (``Retriever``, the name the CLI, the MCP
-server and the Python API have always used, is the facade over a graph store
-and its views in ``retrieve.api``; the protocol is ``ViewRetriever``.)
+Each is a ``Ranker``: a checked ``Query`` and its ``Scope`` in, the top ``k``
+views out, each with its score and its rank in every retriever that found it.
+``Fusion`` is one too, so a caller picks one by name (``Retriever.ranker``) and
+never branches on which it got. (``Retriever``, in ``retrieve.api``, is the
+facade over a graph store and its views.)
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ NO_EMBEDDINGS = ("this index has no embeddings (it was built with --no-embed); "
                  "re-index without --no-embed, or use --retriever bm25 or walk")
 
 
-class ViewRetriever(Protocol):
+class Ranker(Protocol):
     """One way of ranking views for a query."""
 
     @property
@@ -122,7 +121,7 @@ class Fusion:
     """Reciprocal-rank fusion of ``parts``, each asked for its top ``depth``;
     ``weights`` by retriever name (1 when not given)."""
 
-    parts: Sequence[ViewRetriever]
+    parts: Sequence[Ranker]
     weights: Mapping[str, float] | None = None
     depth: int = POOL
     name: str = "fused"
