@@ -284,6 +284,14 @@ class Index:
                       changes=Delta().to_dict(), unchanged_since=record.get("indexed_at"))
         return report
 
+    def rebuild_views(self, embedder: Embedder, *, progress: Progress | None = None) -> BuildStats:
+        """Build the retrieval views of the live graph again, embedded with
+        ``embedder``, and switch to them (an evaluation's model, over a graph
+        indexed once)."""
+        self._writing()
+        with closing(open_store(self.location.store, create=False)) as store:
+            return RetrievalIndex.build(store, self.folder, embedder=embedder, progress=progress)[1]
+
     def push(self, to: str, repo: str | None = None, *, wait: bool = False,
              progress: Progress | None = None) -> tuple[TransferReport, dict[str, int]]:
         """Copy this embedded index into the server store ``to``: the graph, then the

@@ -102,7 +102,6 @@ def corpus_index(store: GraphStore, model: str | None, *,
     from vitalrag.errors import StoreNotFound
     from vitalrag.index import Index
     from vitalrag.retrieve.dense import make_embedder
-    from vitalrag.retrieve.index import RetrievalIndex
 
     embedder = make_embedder(model)
     try:
@@ -112,5 +111,6 @@ def corpus_index(store: GraphStore, model: str | None, *,
         index.close()
     except StoreNotFound:
         pass
-    RetrievalIndex.build(store, store.location, embedder=embedder, progress=progress)
+    with Index.open(store.location, mode="write") as writing:
+        writing.rebuild_views(embedder, progress=progress)
     return Index.open(store.location, mode="serve"), embedder
