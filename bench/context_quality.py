@@ -604,13 +604,13 @@ def push(folder: Path, name: str, uri: str, server, embedder) -> Retriever:  # n
     """Push the embedded store's ``name`` into Neo4j as a user does (graph and
     views; only changed views are written again), and a retriever that reads
     nothing local but the model."""
-    from vitalrag.retrieve.server_index import ServerIndex
+    from vitalrag.retrieve.server_index import ServerViews
 
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "vitalrag", "push", "--store", str(folder), "--to", uri,
                     "--repo", name], check=True, capture_output=True)
     print(f"  pushed into {uri} in {time.perf_counter() - t:.1f}s", file=sys.stderr)
-    return Retriever(server, ServerIndex.open(server), embedder)
+    return Retriever(server, ServerViews.open(server), embedder)
 
 
 def table(rows: list[dict], systems: Sequence[str], budgets: Sequence[int]) -> str:

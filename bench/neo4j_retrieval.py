@@ -55,7 +55,7 @@ from vitalrag.retrieve.api import Retriever
 from vitalrag.retrieve.dense import make_embedder
 from vitalrag.retrieve.index import RetrievalIndex
 from vitalrag.retrieve.query import Query
-from vitalrag.retrieve.server_index import ServerIndex, push_views
+from vitalrag.retrieve.server_index import ServerViews, push_views
 from vitalrag.retrieve.sparse import SparseIndex
 
 
@@ -185,7 +185,7 @@ def main() -> None:
             # the embedded store of the same views (the copies too: BM25's statistics
             # count every repository a store holds, on both stores)
             ref = Retriever(local, big, embedder)
-            served = Retriever(server, ServerIndex.open(server), embedder)  # type: ignore[arg-type]
+            served = Retriever(server, ServerViews.open(server), embedder)  # type: ignore[arg-type]
             for r in (ref, served):  # warm: caches, page cache, index readers
                 for q in qs[:10]:
                     context_from(r, Query.of(q, repo=repo))

@@ -356,9 +356,9 @@ def _views_of(store: GraphStore, folder: Path) -> ViewIndex:
     """The views a store's queries search: a Neo4j store's own when it holds views,
     else the local retrieval index in ``folder``."""
     if is_server_uri(store.location):
-        from vitalrag.retrieve.server_index import ServerIndex
+        from vitalrag.retrieve.server_index import ServerViews
 
-        server = ServerIndex.open(store)
+        server = ServerViews.open(store)
         if server is not None:
             return server
         if not version.has_retrieval(folder):

@@ -31,7 +31,7 @@ pytest.importorskip("neo4j", reason="the neo4j driver is not installed (pip inst
 
 from vitalrag.graph.neo4j import Neo4jSettings, Neo4jStore  # noqa: E402
 from vitalrag.graph.neo4j_views import Neo4jViews  # noqa: E402
-from vitalrag.retrieve.server_index import ServerIndex  # noqa: E402
+from vitalrag.retrieve.server_index import ServerViews  # noqa: E402
 
 MODEL = "hashing-64"
 
@@ -253,7 +253,7 @@ def test_a_search_while_a_version_is_written_finds_k_views_of_the_live_one(open_
         staged, staged_vectors = make("new", 40)
         views.write_repository(repo, live + staged, str.split, np.concatenate([live_vectors, staged_vectors]), "m",
                                _stats(live + staged))
-        index = ServerIndex.open(reader)
+        index = ServerViews.open(reader)
         assert index is not None
         hits = index.bm25("needle", 5, frozenset([repo]))
         assert sorted(v.id for v, _ in hits) == sorted(v.id for v in live)
@@ -283,7 +283,7 @@ def test_a_rescored_search_reads_past_the_unswitched_views_it_leaves_out(open_ne
     with writer.writing([repo]):
         every = live + make("new", 40, "")
         views.write_repository(repo, every, str.split, np.ones((45, 8), dtype=np.float32), "m", _stats(every))
-        index = ServerIndex.open(reader)
+        index = ServerViews.open(reader)
         assert index is not None
         found = Neo4jViews(reader).fulltext_terms(["needle"], 20, [repo])
         assert found.fetched == 20 and found.hits == []  # Lucene's first 20 are the unswitched version's

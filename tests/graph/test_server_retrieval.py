@@ -229,7 +229,7 @@ def test_a_reader_reads_each_repositorys_frequencies_once_a_version(neo4j_url, r
     import shutil
 
     from vitalrag.graph.neo4j_views import Neo4jViews
-    from vitalrag.retrieve.server_index import ServerIndex
+    from vitalrag.retrieve.server_index import ServerViews
 
     store = open_neo4j()
     other = f"{repo}b"
@@ -239,7 +239,7 @@ def test_a_reader_reads_each_repositorys_frequencies_once_a_version(neo4j_url, r
         _run("index", str(copy), "--store", neo4j_url, "--name", name, "--model", MODEL,
              "--index-dir", str(tmp_path / "build"), "--json")
     views = Neo4jViews(store)
-    index = ServerIndex(views)
+    index = ServerViews(views)
     asked: list[list[str]] = []
     real = views.frequencies
     views.frequencies = lambda repos: (asked.append(sorted(repos)), real(repos))[1]  # type: ignore[method-assign]
@@ -262,7 +262,7 @@ def test_a_narrow_filter_is_searched_exactly_over_vectors_read_once_a_version(ne
     from vitalrag.graph.neo4j_views import Neo4jViews
     from vitalrag.retrieve import server_index
     from vitalrag.retrieve.dense import make_embedder
-    from vitalrag.retrieve.server_index import ServerIndex
+    from vitalrag.retrieve.server_index import ServerViews
 
     store = open_neo4j()
     other = f"{repo}b"
@@ -282,7 +282,7 @@ def test_a_narrow_filter_is_searched_exactly_over_vectors_read_once_a_version(ne
         assert served and ([(h["view"]["id"], round(h["score"], 5)) for h in served]
                            == [(h["view"]["id"], round(h["score"], 5)) for h in local]), query
 
-    index = ServerIndex(Neo4jViews(store))
+    index = ServerViews(Neo4jViews(store))
     reads: list[str] = []
     real = index.views.vectors
     index.views.vectors = lambda r, pin: (reads.append(r), real(r, pin))[1]  # type: ignore[method-assign]
@@ -317,14 +317,14 @@ def test_the_vector_index_is_searched_with_a_wide_beam_and_only_the_kept_views_r
     from vitalrag.graph.neo4j_views import Neo4jViews
     from vitalrag.retrieve import server_index
     from vitalrag.retrieve.dense import make_embedder
-    from vitalrag.retrieve.server_index import HNSW_BEAM, TIE_MARGIN, ServerIndex
+    from vitalrag.retrieve.server_index import HNSW_BEAM, TIE_MARGIN, ServerViews
 
     store = open_neo4j()
     for name in (repo, f"{repo}b"):
         _run("index", str(FIXTURES / "py_resolution"), "--store", neo4j_url, "--name", name, "--model", MODEL,
              "--index-dir", str(tmp_path / "build"), "--json")
     monkeypatch.setattr(server_index, "EXACT_VIEWS", 0)  # the vector index, however few the views
-    index = ServerIndex(Neo4jViews(store))
+    index = ServerViews(Neo4jViews(store))
     asked: list[int] = []
     read: list[int] = []
     rows, by_id = store.read_rows, index.views.by_id
@@ -359,13 +359,13 @@ def test_a_search_over_few_views_is_exact_and_over_many_asks_the_vector_index(ne
     from vitalrag.graph.neo4j_views import Neo4jViews
     from vitalrag.retrieve import server_index
     from vitalrag.retrieve.dense import make_embedder
-    from vitalrag.retrieve.server_index import ServerIndex
+    from vitalrag.retrieve.server_index import ServerViews
 
     store = open_neo4j()
     for name in (repo, f"{repo}b"):
         _run("index", str(FIXTURES / "py_resolution"), "--store", neo4j_url, "--name", name, "--model", MODEL,
              "--index-dir", str(tmp_path / "build"), "--json")
-    index = ServerIndex(Neo4jViews(store))
+    index = ServerViews(Neo4jViews(store))
     asked: list[int] = []
     rows = store.read_rows
 

@@ -718,7 +718,7 @@ SEARCH_VIEW_TERMS = (
 
 #: approximate (HNSW) nearest views, as ids (null: not in the pinned versions or in
 #: ``$repos``) and scores, Neo4j's (1 + cosine) / 2: the index is asked for many more
-#: than are kept (see ``ServerIndex.nearest``), and the kept ones are read by id
+#: than are kept (see ``ServerViews.nearest``), and the kept ones are read by id
 SEARCH_VIEWS_VECTOR = (
     "CALL db.index.vector.queryNodes($index, $n, $vector) YIELD node, score "
     f"RETURN collect({{id: CASE WHEN {_KEPT} THEN node.id END, score: score}}) AS rows"

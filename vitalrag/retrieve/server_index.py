@@ -1,6 +1,6 @@
 """Retrieval served by a Neo4j store: its views, vector index and fulltext index.
 
-``ServerIndex`` is the ``ViewIndex`` the retrievers search when the store is a
+``ServerViews`` is the ``ViewIndex`` the retrievers search when the store is a
 Neo4j server that holds views: dense search asks the vector index, BM25 the
 fulltext index (Lucene's BM25 over the same tokens bm25s sees), the walk the
 graph. Nothing local is read but the embedding model.
@@ -94,7 +94,7 @@ EXACT_CACHE_BYTES = 256 * 2**20
 EXACT_VIEWS = 50_000
 
 
-class ServerIndex:
+class ServerViews:
     """The views of a Neo4j store, searched on the server."""
 
     def __init__(self, views: Neo4jViews) -> None:
@@ -112,7 +112,7 @@ class ServerIndex:
         self._vectors_lock = threading.Lock()
 
     @classmethod
-    def open(cls, store: GraphStore) -> ServerIndex | None:
+    def open(cls, store: GraphStore) -> ServerViews | None:
         """The store's views, or None when it holds none."""
         index = cls(Neo4jViews.of(store))
         return index if index.models() else None
