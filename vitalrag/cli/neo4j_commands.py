@@ -29,15 +29,11 @@ def _folder(location: str) -> str:
     return location
 
 
-def _done(copied: tuple[TransferReport, dict[str, int]], verb: str, as_json: bool) -> None:
+def _print_report(copied: tuple[TransferReport, dict[str, int]], verb: str, as_json: bool) -> None:
     report, views = copied
     if as_json:
         emit_json({**report.to_json(), **views})
         return
-    _print_report(report, verb, views)
-
-
-def _print_report(report: TransferReport, verb: str, views: dict[str, int]) -> None:
     echo(f"{verb} {', '.join(report.repos) or 'nothing'}: {report.objects} objects, "
          f"{report.edges} edges, {report.unresolved} unresolved, {report.sources} sources "
          f"from {report.source} to {report.destination} in {report.seconds:.2f}s")
@@ -69,7 +65,7 @@ def push(store_location: str, target: str, repo: str | None, as_json: bool, wait
     server = _server(target, "--to")
     with Index.open(_folder(store_location), mode="write") as index, progress_bar() as progress:
         copied = index.push(server, repo, wait=wait, progress=progress)
-    _done(copied, "pushed", as_json)
+    _print_report(copied, "pushed", as_json)
 
 
 @click.command()
@@ -93,7 +89,7 @@ def pull(origin: str, store_location: str, repo: str | None, as_json: bool) -> N
     server = _server(origin, "--from")
     with Index.open(_folder(store_location), mode="write") as index, progress_bar() as progress:
         copied = index.pull(server, repo, progress=progress)
-    _done(copied, "pulled", as_json)
+    _print_report(copied, "pulled", as_json)
 
 
 def register(group: click.Group) -> None:
