@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from vitalrag.allocate.source import GraphObjectSource, ObjectText
 from vitalrag.allocate.provenance import ObjectKey
@@ -27,6 +27,9 @@ from vitalrag.graph.store import GraphStore
 from vitalrag.model import ScoredView, View
 from vitalrag.retrieve.query import MAX_QUERY_CHARS
 from vitalrag.retrieve.sparse import SparseIndex
+
+if TYPE_CHECKING:
+    from vitalrag.retrieve.api import Retriever
 
 #: views kept per task, strongest first (the retrievers' own pool depth)
 DEFAULT_DEPTH = 100
@@ -81,7 +84,7 @@ class RetrievedPool:
 
     name = "retrieved"
 
-    def __init__(self, retriever: object, depth: int = DEFAULT_DEPTH, *, model: str = "") -> None:
+    def __init__(self, retriever: Retriever, depth: int = DEFAULT_DEPTH, *, model: str = "") -> None:
         self.retriever = retriever
         self.depth = depth
         #: the embedding model the dense retriever uses
@@ -89,7 +92,7 @@ class RetrievedPool:
 
     def pool(self, task: Task) -> list[ScoredView]:
         # ask for more than depth: views of the future part of the file are dropped
-        hits = self.retriever.search(  # type: ignore[attr-defined]
+        hits = self.retriever.search(
             searched_text(task.query), k=self.depth * 2, file=task.path, repo=task.repo)
         return [h for h in hits if not shows_future(h.view, task)][:self.depth]
 
