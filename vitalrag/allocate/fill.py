@@ -187,7 +187,7 @@ class FillPolicy:
     #: the filling leaves this many tokens for the outline's first lines: the best
     #: object of each file not shown yet (at any B; a question about a topic wants
     #: the files, one about a change the objects; the core's shares are untouched)
-    new_files: int = 200
+    new_files: int = 400
     #: a slot shows the definition line of each retrieved object that contains it (its class)
     outer_lines: bool = True
 
