@@ -101,20 +101,6 @@ def test_an_index_of_another_format_says_to_index_again_and_is_kept(runner, inde
     assert _files(indexed) == before
 
 
-def test_an_index_of_the_first_layout_says_to_index_again_and_is_kept(runner, tmp_path):
-    """A folder an early VitalRAG wrote (``graph.json`` and ``retrieval.json``, no
-    ``current.json``) is named as an older index, not as someone else's files."""
-    old = tmp_path / "old"
-    old.mkdir()
-    (old / "graph.json").write_text('{"objects": [], "edges": []}')
-    (old / "retrieval.json").write_text('{"snapshot": "views-1"}')
-    before = _files(old)
-    for args in (["search", "slugify"], ["stats"], ["index", str(REPO), "--name", "pyr", "--model", "hashing"]):
-        _clean_error(runner.invoke(main, [*args, "--store", str(old)]),
-                     f"index {old} has the layout of an older VitalRAG", "re-index into a new --store")
-    assert _files(old) == before
-
-
 def test_a_corrupt_version_pointer_is_one_line_and_the_store_is_kept(runner, indexed):
     """For readers; ``index`` rebuilds it (tests/cli/test_repair.py)."""
     (indexed / "current.json").write_text('{"graph')

@@ -299,26 +299,11 @@ def claim(folder: str | os.PathLike[str], prefix: str, suffix: str = "") -> str:
     return name
 
 
-#: the files of the first layout (a graph and a retrieval pointer, no ``VERSION_FILE``)
-_FIRST_LAYOUT = ("graph.json", "retrieval.json")
-
-
-def _first_layout(root: Path) -> None:
-    """Raise ``SchemaMismatch`` when ``root`` holds an index of the first layout:
-    not read, not migrated, but named as what it is."""
-    if not (root / VERSION_FILE).exists() and any((root / n).exists() for n in _FIRST_LAYOUT):
-        raise SchemaMismatch(f"index {root} has the layout of an older VitalRAG ({_FIRST_LAYOUT[0]}, no "
-                             f"{VERSION_FILE}); re-index into a new --store")
-
-
 def check_folder(folder: str | os.PathLike[str]) -> None:
     """Raise ``StoreError`` when ``folder`` holds files and is not an index: an
     index run would mix its files with someone else's. Writes nothing."""
     root = Path(folder)
-    if not root.is_dir():
-        return
-    _first_layout(root)
-    if (root / OWNED_FILE).exists():
+    if not root.is_dir() or (root / OWNED_FILE).exists():
         return
     strays = _strays(root)
     if strays:
@@ -447,7 +432,6 @@ def _read(root: Path) -> tuple[Version, Version]:
         return (Version(_name(data.get("graph")), _name(data.get("retrieval"))),
                 Version(_name(prev.get("graph")), _name(prev.get("retrieval"))))
     except FileNotFoundError:
-        _first_layout(root)
         return Version(), Version()
     except (OSError, ValueError, TypeError, AttributeError) as exc:
         raise StoreCorrupt(f"cannot read the index version {path}: {exc}; index again to rebuild it") from exc
